@@ -1,0 +1,77 @@
+"""Public wrappers: input checks, then the float32 ufunc."""
+import os
+
+import numpy as np
+
+from . import _ufuncs
+
+ufuncs = dict(_ufuncs.ufuncs)
+FUNCTIONS = tuple(_ufuncs.function_names())
+
+# Input dtypes that convert to float32 exactly; NumPy casts them on the way in.
+_EXACT_KINDS = {np.dtype(t) for t in ("float32", "float16", "int8", "uint8", "int16", "uint16",
+                                      "bool")}
+
+
+def check_isa_env(var="CRLIBM_ISA"):
+    """Raise a clear error if ``var`` names a CPU path that is unknown or absent."""
+    name = os.environ.get(var, "")
+    if name and not _ufuncs.isa_supported(name):
+        known = ", ".join(_ufuncs.isa_names())
+        if name not in _ufuncs.isa_names():
+            raise ValueError(f"{var}={name!r} is not a CPU path; use one of: {known}")
+        raise RuntimeError(f"{var}={name!r}: this CPU cannot run that path "
+                           f"(the best it has is {_ufuncs.best_isa()!r})")
+
+
+def _as_float32_input(x, fname):
+    """x as something the float32 loop takes without rounding, or a TypeError."""
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        x32 = np.float32(x)
+        if x32 == x or (x != x and x32 != x32):
+            return x32
+        raise TypeError(f"crlibm_py.{fname}: {x!r} is not exactly representable in float32; "
+                        f"pass np.float32(x) if rounding the input first is what you want")
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        x = np.asarray(x)
+        dtype = x.dtype
+        if dtype.kind == "f" and dtype != np.float32:
+            converted = x.astype(np.float32)
+            if np.array_equal(converted, x, equal_nan=True):
+                return converted
+    if np.dtype(dtype) not in _EXACT_KINDS:
+        raise TypeError(
+            f"crlibm_py.{fname} computes in float32 and got {np.dtype(dtype)} input; cast it "
+            f"explicitly with x.astype(np.float32) (rounding the input silently would defeat "
+            f"correct rounding)")
+    return x
+
+
+def _make(fname):
+    ufunc = ufuncs[fname]
+
+    def wrapper(x, out=None, **kwargs):
+        check_isa_env()
+        x = _as_float32_input(x, fname)
+        if out is None:
+            return ufunc(x, **kwargs)
+        return ufunc(x, out=out, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = fname
+    wrapper.__doc__ = (
+        f"Correctly rounded float32 {fname}(x).\n\n"
+        f"Every float32 input gives the float32 nearest to the exact value (ties to even).\n"
+        f"x: float32 array or scalar (exactly convertible inputs such as int16 or float16 are\n"
+        f"accepted; float64 raises TypeError). out, where and the other keyword arguments\n"
+        f"are those of a NumPy ufunc (the ufunc is crlibm_py.ufuncs[{fname!r}]).")
+    return wrapper
+
+
+exp = _make("exp")
+log = _make("log")
+sin = _make("sin")
+cos = _make("cos")
+tanh = _make("tanh")
+erf = _make("erf")
+rsqrt = _make("rsqrt")

@@ -1,0 +1,107 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The NumPy ufuncs behind crlibm_py: one float32 -> float32 loop per function.
+
+The ufuncs are named ``cr_<f>`` (not ``<f>``) so that array libraries which
+route a foreign ufunc to their own function of the same NumPy name (CuPy does)
+never substitute a non-correctly-rounded function for ours.
+"""
+from libc.stddef cimport ptrdiff_t
+from libc.stdlib cimport getenv
+cimport numpy as cnp
+from numpy cimport npy_intp
+
+cnp.import_array()
+cnp.import_ufunc()
+
+cdef extern from "crlibm_core.h":
+    enum: CR_FUNCTION_COUNT
+    const char *cr_function_name(int fn)
+    void cr_apply_strided(int fn, int isa, const char *x, ptrdiff_t sx, char *y,
+                          ptrdiff_t sy, size_t n) nogil
+
+cdef extern from "isa.h":
+    enum: CR_ISA_COUNT
+    const char *cr_isa_name(int isa)
+    int cr_isa_supported(int isa)
+    int cr_isa_best() nogil
+    int cr_isa_parse(const char *name) nogil
+
+cdef extern from "numpy/ufuncobject.h":
+    ctypedef void (*PyUFuncGenericFunction)(char **, const npy_intp *, const npy_intp *, void *) noexcept nogil
+    object PyUFunc_FromFuncAndData(PyUFuncGenericFunction *func, void **data, char *types,
+                                   int ntypes, int nin, int nout, int identity, const char *name,
+                                   const char *doc, int unused)
+    int PyUFunc_None
+
+
+cdef int _isa_from_env() noexcept nogil:
+    # The public wrappers reject a bad CRLIBM_ISA with a clear error before
+    # they reach the loop; a direct ufunc call with a bad value uses the best path.
+    cdef int isa = cr_isa_parse(getenv("CRLIBM_ISA"))
+    return isa if isa >= 0 else cr_isa_best()
+
+
+cdef void _loop(char **args, const npy_intp *dims, const npy_intp *steps, void *data) noexcept nogil:
+    cr_apply_strided(<int><size_t>data, _isa_from_env(), args[0], steps[0], args[1], steps[1],
+                     <size_t>dims[0])
+
+
+cdef PyUFuncGenericFunction _funcs[1]
+cdef char _types[2]
+cdef void *_data[CR_FUNCTION_COUNT]
+_funcs[0] = _loop
+_types[0] = cnp.NPY_FLOAT32
+_types[1] = cnp.NPY_FLOAT32
+
+cdef dict _ufuncs = {}
+cdef int _fn
+cdef bytes _name, _doc
+_keep = []  # the ufuncs keep pointers to these names and docs
+for _fn in range(CR_FUNCTION_COUNT):
+    _data[_fn] = <void *><size_t>_fn
+    _name = b"cr_" + cr_function_name(_fn)
+    _doc = (b"Correctly rounded float32 " + cr_function_name(_fn) +
+            b" (raw ufunc; float32 loop only).")
+    _keep.append((_name, _doc))
+    _ufuncs[cr_function_name(_fn).decode()] = PyUFunc_FromFuncAndData(
+        _funcs, &_data[_fn], _types, 1, 1, 1, PyUFunc_None, _name, _doc, 0)
+
+ufuncs = _ufuncs
+
+
+def isa_names():
+    """Names of all CPU code paths, in order of preference (worst first)."""
+    return [cr_isa_name(i).decode() for i in range(CR_ISA_COUNT)]
+
+
+def isa_supported(str name):
+    """Whether this CPU can run the named path."""
+    return cr_isa_parse(name.encode()) >= 0
+
+
+def best_isa():
+    """The fastest path this CPU has."""
+    return cr_isa_name(cr_isa_best()).decode()
+
+
+def apply_isa(int fn_index, str isa, cnp.ndarray x, cnp.ndarray y):
+    """y[:] = f(x) on a forced path, for contiguous 1-D float32 arrays (tests, verification)."""
+    cdef int code = cr_isa_parse(isa.encode())
+    if code < 0:
+        raise ValueError(f"CPU path {isa!r} is unknown or not supported by this CPU")
+    if x.dtype != cnp.dtype('float32') or y.dtype != cnp.dtype('float32'):
+        raise TypeError("apply_isa needs float32 arrays")
+    if x.ndim != 1 or y.ndim != 1 or x.shape[0] != y.shape[0]:
+        raise ValueError("apply_isa needs two 1-D arrays of the same length")
+    if not (x.flags.c_contiguous and y.flags.c_contiguous and y.flags.writeable):
+        raise ValueError("apply_isa needs contiguous arrays and a writeable output")
+    cdef const char *px = <const char *>cnp.PyArray_DATA(x)
+    cdef char *py = <char *>cnp.PyArray_DATA(y)
+    cdef size_t n = <size_t>x.shape[0]
+    with nogil:
+        cr_apply_strided(fn_index, code, px, 4, py, 4, n)
+
+
+def function_names():
+    """Function names in the order of their index."""
+    return [cr_function_name(i).decode() for i in range(CR_FUNCTION_COUNT)]

@@ -1,0 +1,30 @@
+"""Build of the C core and its Cython extensions.
+
+The C core is compiled with -ffp-contract=off (no implicit fma) and without
+-ffast-math: every fma the kernels execute is written in the source. Each CPU
+path (scalar, AVX2, AVX-512) is selected per file with a target pragma, so one
+set of flags builds them all and the dispatcher picks one at run time.
+"""
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
+           "-fno-strict-aliasing"]
+
+COMMON = ["src/c/common/isa.c"]
+CRLIBM = ["src/c/crlibm/dispatch.c"] + [f"src/c/crlibm/kernels_{isa}.c"
+                                        for isa in ("scalar", "avx2", "avx512")]
+
+extensions = [
+    Extension(
+        "crlibm_py._ufuncs",
+        sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM + COMMON,
+        include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
+        extra_compile_args=C_FLAGS,
+        libraries=["m"],
+    ),
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}))

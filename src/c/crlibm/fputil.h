@@ -1,0 +1,32 @@
+/* Small floating-point utilities on top of the lane abstraction. Include a
+ * vec/<isa>.h header first. */
+#ifndef CR_FPUTIL_H
+#define CR_FPUTIL_H
+
+#include "../common/cr_defs.h"
+
+/* Adding 0x1.8p52 to a double of magnitude < 2^51 that is an integer puts
+ * that integer, in two's complement, into the low mantissa bits. */
+#define CR_SHIFTER 0x1.8p52
+
+/* The integer value of kd (an integral double, |kd| < 2^51) as a 64-bit lane. */
+CR_FN vl cr_vd_to_vl_exact(vd kd) {
+  return vl_sub(vd_as_vl(vd_add(kd, vd_set(CR_SHIFTER))), vd_as_vl(vd_set(CR_SHIFTER)));
+}
+
+/* Horner's rule with one fma per step: c[0] + r*(c[1] + r*(... + r*c[n-1])). */
+CR_FN vd cr_horner(vd r, const double *c, int n) {
+  vd p = vd_set(c[n - 1]);
+  for (int i = n - 2; i >= 0; --i) p = vd_fma(p, r, vd_set(c[i]));
+  return p;
+}
+
+/* Float bit access for the scalar special paths. */
+CR_FN uint32_t cr_f32_bits(float x) { uint32_t u; memcpy(&u, &x, sizeof u); return u; }
+CR_FN float cr_f32_from_bits(uint32_t u) { float x; memcpy(&x, &u, sizeof x); return x; }
+
+/* The canonical quiet NaN every crlibm function returns (SPEC §0). */
+CR_FN float cr_f32_nan(void) { return cr_f32_from_bits(0x7FC00000u); }
+CR_FN int cr_f32_isnan(float x) { return (cr_f32_bits(x) & 0x7FFFFFFFu) > 0x7F800000u; }
+
+#endif /* CR_FPUTIL_H */

@@ -1,0 +1,28 @@
+/* PLACEHOLDER, to be replaced by the real correctly rounded implementation:
+ * every lane takes the scalar path through the double-precision libm, which
+ * is NOT proven correctly rounded. Kept only so the whole build links. */
+#ifndef CR_SIN_COS_H
+#define CR_SIN_COS_H
+
+#include <math.h>
+#include "../fputil.h"
+
+CR_FN vd cr_sin_fast(vd x, vm *special) {
+  *special = vm_or(vd_eq(x, x), vd_isnan(x)); /* every lane */
+  return x;
+}
+CR_FN float cr_sin_special(float x) {
+  if (cr_f32_isnan(x)) return cr_f32_nan();
+  float y = (float)(sin((double)x));
+  return cr_f32_isnan(y) ? cr_f32_nan() : y;
+}
+CR_FN vd cr_cos_fast(vd x, vm *special) {
+  *special = vm_or(vd_eq(x, x), vd_isnan(x)); /* every lane */
+  return x;
+}
+CR_FN float cr_cos_special(float x) {
+  if (cr_f32_isnan(x)) return cr_f32_nan();
+  float y = (float)(cos((double)x));
+  return cr_f32_isnan(y) ? cr_f32_nan() : y;
+}
+#endif /* CR_SIN_COS_H */

@@ -1,0 +1,54 @@
+/* Four-lane AVX2+FMA instantiation of the lane abstraction (see README.md). */
+#ifndef CR_VEC_AVX2_H
+#define CR_VEC_AVX2_H
+
+#include <immintrin.h>
+#include "../../common/cr_defs.h"
+
+#define VW 4
+typedef __m256d vd;
+typedef __m256i vl;
+typedef __m256d vm; /* all-ones / all-zeros lanes */
+
+CR_FN vd vd_load_f32(const float *p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
+CR_FN void vd_store_f32(float *p, vd v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
+CR_FN vd vd_set(double c) { return _mm256_set1_pd(c); }
+CR_FN vl vl_set(int64_t c) { return _mm256_set1_epi64x(c); }
+
+CR_FN vd vd_add(vd a, vd b) { return _mm256_add_pd(a, b); }
+CR_FN vd vd_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }
+CR_FN vd vd_mul(vd a, vd b) { return _mm256_mul_pd(a, b); }
+CR_FN vd vd_div(vd a, vd b) { return _mm256_div_pd(a, b); }
+CR_FN vd vd_sqrt(vd a) { return _mm256_sqrt_pd(a); }
+CR_FN vd vd_fma(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
+CR_FN vd vd_abs(vd a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+CR_FN vd vd_neg(vd a) { return _mm256_xor_pd(_mm256_set1_pd(-0.0), a); }
+CR_FN vd vd_rint(vd a) { return _mm256_round_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+CR_FN vm vd_lt(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+CR_FN vm vd_le(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+CR_FN vm vd_gt(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
+CR_FN vm vd_ge(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }
+CR_FN vm vd_eq(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
+CR_FN vm vd_isnan(vd a) { return _mm256_cmp_pd(a, a, _CMP_UNORD_Q); }
+CR_FN vm vm_and(vm a, vm b) { return _mm256_and_pd(a, b); }
+CR_FN vm vm_or(vm a, vm b) { return _mm256_or_pd(a, b); }
+CR_FN vm vm_andnot(vm a, vm b) { return _mm256_andnot_pd(b, a); }
+CR_FN vm vm_not(vm a) { return _mm256_xor_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))); }
+CR_FN unsigned vm_bits(vm m) { return (unsigned)_mm256_movemask_pd(m); }
+CR_FN vd vd_select(vm m, vd a, vd b) { return _mm256_blendv_pd(b, a, m); }
+
+CR_FN vl vd_as_vl(vd a) { return _mm256_castpd_si256(a); }
+CR_FN vd vl_as_vd(vl a) { return _mm256_castsi256_pd(a); }
+CR_FN vl vl_add(vl a, vl b) { return _mm256_add_epi64(a, b); }
+CR_FN vl vl_sub(vl a, vl b) { return _mm256_sub_epi64(a, b); }
+CR_FN vl vl_and(vl a, vl b) { return _mm256_and_si256(a, b); }
+CR_FN vl vl_or(vl a, vl b) { return _mm256_or_si256(a, b); }
+CR_FN vl vl_xor(vl a, vl b) { return _mm256_xor_si256(a, b); }
+CR_FN vl vl_shl(vl a, int n) { return _mm256_slli_epi64(a, n); }
+CR_FN vl vl_shr(vl a, int n) { return _mm256_srli_epi64(a, n); }
+CR_FN vm vl_eq(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)); }
+CR_FN vm vl_gt(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)); }
+CR_FN vd vd_gather(const double *t, vl idx) { return _mm256_i64gather_pd(t, idx, 8); }
+
+#endif /* CR_VEC_AVX2_H */

@@ -1,0 +1,54 @@
+/* Eight-lane AVX-512 (F, DQ) instantiation of the lane abstraction (see README.md). */
+#ifndef CR_VEC_AVX512_H
+#define CR_VEC_AVX512_H
+
+#include <immintrin.h>
+#include "../../common/cr_defs.h"
+
+#define VW 8
+typedef __m512d vd;
+typedef __m512i vl;
+typedef __mmask8 vm;
+
+CR_FN vd vd_load_f32(const float *p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+CR_FN void vd_store_f32(float *p, vd v) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(v)); }
+CR_FN vd vd_set(double c) { return _mm512_set1_pd(c); }
+CR_FN vl vl_set(int64_t c) { return _mm512_set1_epi64(c); }
+
+CR_FN vd vd_add(vd a, vd b) { return _mm512_add_pd(a, b); }
+CR_FN vd vd_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
+CR_FN vd vd_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
+CR_FN vd vd_div(vd a, vd b) { return _mm512_div_pd(a, b); }
+CR_FN vd vd_sqrt(vd a) { return _mm512_sqrt_pd(a); }
+CR_FN vd vd_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
+CR_FN vd vd_abs(vd a) { return _mm512_abs_pd(a); }
+CR_FN vd vd_neg(vd a) { return _mm512_xor_pd(_mm512_set1_pd(-0.0), a); }
+CR_FN vd vd_rint(vd a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+CR_FN vm vd_lt(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
+CR_FN vm vd_le(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
+CR_FN vm vd_gt(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
+CR_FN vm vd_ge(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
+CR_FN vm vd_eq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+CR_FN vm vd_isnan(vd a) { return _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q); }
+CR_FN vm vm_and(vm a, vm b) { return (vm)(a & b); }
+CR_FN vm vm_or(vm a, vm b) { return (vm)(a | b); }
+CR_FN vm vm_andnot(vm a, vm b) { return (vm)(a & ~b); }
+CR_FN vm vm_not(vm a) { return (vm)~a; }
+CR_FN unsigned vm_bits(vm m) { return (unsigned)m; }
+CR_FN vd vd_select(vm m, vd a, vd b) { return _mm512_mask_blend_pd(m, b, a); }
+
+CR_FN vl vd_as_vl(vd a) { return _mm512_castpd_si512(a); }
+CR_FN vd vl_as_vd(vl a) { return _mm512_castsi512_pd(a); }
+CR_FN vl vl_add(vl a, vl b) { return _mm512_add_epi64(a, b); }
+CR_FN vl vl_sub(vl a, vl b) { return _mm512_sub_epi64(a, b); }
+CR_FN vl vl_and(vl a, vl b) { return _mm512_and_si512(a, b); }
+CR_FN vl vl_or(vl a, vl b) { return _mm512_or_si512(a, b); }
+CR_FN vl vl_xor(vl a, vl b) { return _mm512_xor_si512(a, b); }
+CR_FN vl vl_shl(vl a, int n) { return _mm512_slli_epi64(a, (unsigned)n); }
+CR_FN vl vl_shr(vl a, int n) { return _mm512_srli_epi64(a, (unsigned)n); }
+CR_FN vm vl_eq(vl a, vl b) { return _mm512_cmpeq_epi64_mask(a, b); }
+CR_FN vm vl_gt(vl a, vl b) { return _mm512_cmpgt_epi64_mask(a, b); }
+CR_FN vd vd_gather(const double *t, vl idx) { return _mm512_i64gather_pd(idx, t, 8); }
+
+#endif /* CR_VEC_AVX512_H */

@@ -1,0 +1,64 @@
+/* One-lane instantiation of the lane abstraction (see README.md).
+ * Also the form the CUDA build uses: under nvcc, fma is __fma_rn. */
+#ifndef CR_VEC_SCALAR_H
+#define CR_VEC_SCALAR_H
+
+#include <math.h>
+#include "../../common/cr_defs.h"
+
+#define VW 1
+typedef double vd;
+typedef int64_t vl;
+typedef int vm;
+
+#if defined(__CUDA_ARCH__)
+#define CR_FMA(a, b, c) __fma_rn(a, b, c)
+#define CR_SQRT(a) __dsqrt_rn(a)
+#else
+#define CR_FMA(a, b, c) fma(a, b, c)
+#define CR_SQRT(a) sqrt(a)
+#endif
+
+CR_FN vd vd_load_f32(const float *p) { return (double)p[0]; }
+CR_FN void vd_store_f32(float *p, vd v) { p[0] = (float)v; }
+CR_FN vd vd_set(double c) { return c; }
+CR_FN vl vl_set(int64_t c) { return c; }
+
+CR_FN vd vd_add(vd a, vd b) { return a + b; }
+CR_FN vd vd_sub(vd a, vd b) { return a - b; }
+CR_FN vd vd_mul(vd a, vd b) { return a * b; }
+CR_FN vd vd_div(vd a, vd b) { return a / b; }
+CR_FN vd vd_sqrt(vd a) { return CR_SQRT(a); }
+CR_FN vd vd_fma(vd a, vd b, vd c) { return CR_FMA(a, b, c); }
+CR_FN vd vd_abs(vd a) { return fabs(a); }
+CR_FN vd vd_neg(vd a) { return -a; }
+/* Round to the nearest integer, ties to even (the kernels run in RN mode). */
+CR_FN vd vd_rint(vd a) { return rint(a); }
+
+CR_FN vm vd_lt(vd a, vd b) { return a < b; }
+CR_FN vm vd_le(vd a, vd b) { return a <= b; }
+CR_FN vm vd_gt(vd a, vd b) { return a > b; }
+CR_FN vm vd_ge(vd a, vd b) { return a >= b; }
+CR_FN vm vd_eq(vd a, vd b) { return a == b; }
+CR_FN vm vd_isnan(vd a) { return a != a; }
+CR_FN vm vm_and(vm a, vm b) { return a & b; }
+CR_FN vm vm_or(vm a, vm b) { return a | b; }
+CR_FN vm vm_andnot(vm a, vm b) { return a & !b; }
+CR_FN vm vm_not(vm a) { return !a; }
+CR_FN unsigned vm_bits(vm m) { return (unsigned)m; }
+CR_FN vd vd_select(vm m, vd a, vd b) { return m ? a : b; }
+
+CR_FN vl vd_as_vl(vd a) { vl r; memcpy(&r, &a, sizeof r); return r; }
+CR_FN vd vl_as_vd(vl a) { vd r; memcpy(&r, &a, sizeof r); return r; }
+CR_FN vl vl_add(vl a, vl b) { return (vl)((uint64_t)a + (uint64_t)b); }
+CR_FN vl vl_sub(vl a, vl b) { return (vl)((uint64_t)a - (uint64_t)b); }
+CR_FN vl vl_and(vl a, vl b) { return a & b; }
+CR_FN vl vl_or(vl a, vl b) { return a | b; }
+CR_FN vl vl_xor(vl a, vl b) { return a ^ b; }
+CR_FN vl vl_shl(vl a, int n) { return (vl)((uint64_t)a << n); }
+CR_FN vl vl_shr(vl a, int n) { return (vl)((uint64_t)a >> n); }
+CR_FN vm vl_eq(vl a, vl b) { return a == b; }
+CR_FN vm vl_gt(vl a, vl b) { return a > b; }
+CR_FN vd vd_gather(const double *t, vl idx) { return t[idx]; }
+
+#endif /* CR_VEC_SCALAR_H */
