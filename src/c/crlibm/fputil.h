@@ -17,6 +17,7 @@ CR_FN vl cr_vd_to_vl_exact(vd kd) {
 /* Horner's rule with one fma per step: c[0] + r*(c[1] + r*(... + r*c[n-1])). */
 CR_FN vd cr_horner(vd r, const double *c, int n) {
   vd p = vd_set(c[n - 1]);
+#pragma GCC unroll 32
   for (int i = n - 2; i >= 0; --i) p = vd_fma(p, r, vd_set(c[i]));
   return p;
 }
