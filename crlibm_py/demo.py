@@ -1,0 +1,107 @@
+"""Reproducibility demo: ``python -m crlibm_py.demo [--n N]``.
+
+For each function, on random float32 inputs of a typical range:
+* how often NumPy's float32 function differs from the correctly rounded
+  result (MPFR through gmpy2), and how often crlibm_py does;
+* the SHA-256 of crlibm_py's output bits on every CPU path this machine has:
+  one digest per function, whatever the path.
+"""
+import argparse
+import hashlib
+import os
+
+import numpy as np
+
+import crlibm_py
+
+# Typical argument ranges (log-uniform where the function lives on magnitudes).
+RANGES = {
+    "exp": ("uniform", -87.0, 88.0),
+    "log": ("loguniform", 1e-30, 1e30),
+    "sin": ("uniform", -100.0, 100.0),
+    "cos": ("uniform", -100.0, 100.0),
+    "tanh": ("uniform", -5.0, 5.0),
+    "erf": ("uniform", -4.0, 4.0),
+    "rsqrt": ("loguniform", 1e-30, 1e30),
+}
+
+
+def sample(fname, n, rng):
+    kind, lo, hi = RANGES[fname]
+    if kind == "uniform":
+        return rng.uniform(lo, hi, n).astype(np.float32)
+    return np.exp(rng.uniform(np.log(lo), np.log(hi), n)).astype(np.float32)
+
+
+def numpy_float32(fname, x):
+    if fname == "erf":
+        try:
+            from scipy.special import erf
+        except ImportError:
+            return None
+        return erf(x)
+    if fname == "rsqrt":
+        return np.float32(1) / np.sqrt(x)
+    return getattr(np, fname)(x)
+
+
+def mpfr_reference(fname, x):
+    import gmpy2
+
+    ctx = gmpy2.ieee(32)
+    ctx.subnormalize = True
+    f = {"rsqrt": gmpy2.rec_sqrt}.get(fname) or getattr(gmpy2, fname)
+    with gmpy2.context(ctx):
+        return np.array([float(f(gmpy2.mpfr(float(v)))) for v in x], dtype=np.float32)
+
+
+def digest(y):
+    return hashlib.sha256(np.ascontiguousarray(y).view(np.uint32).tobytes()).hexdigest()[:16]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20000, help="inputs per function")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(2026)
+    paths = [p for p in crlibm_py.isa_names() if crlibm_py.isa_supported(p)]
+    try:
+        import gmpy2  # noqa: F401
+        have_mpfr = True
+    except ImportError:
+        have_mpfr = False
+        print("gmpy2 is not installed: skipping the MPFR comparison (pip install '.[verify]')")
+
+    print(f"{'function':8} {'numpy wrong':>12} {'crlibm wrong':>13}  sha256 of crlibm bits per path")
+    saved = os.environ.get("CRLIBM_ISA")
+    try:
+        for fname in crlibm_py.FUNCTIONS:
+            x = sample(fname, args.n, rng)
+            digests = []
+            for path in paths:
+                os.environ["CRLIBM_ISA"] = path
+                y = getattr(crlibm_py, fname)(x)
+                digests.append(f"{path}={digest(y)}")
+            wrong_np = wrong_cr = "-"
+            if have_mpfr:
+                ref = mpfr_reference(fname, x)
+                same = lambda a: np.array_equal(a.view(np.uint32), ref.view(np.uint32))  # noqa: E731
+                ours = getattr(crlibm_py, fname)(x)
+                wrong_cr = f"{np.count_nonzero(ours.view(np.uint32) != ref.view(np.uint32))}"
+                theirs = numpy_float32(fname, x)
+                if theirs is not None:
+                    pct = 100.0 * np.count_nonzero(theirs.view(np.uint32) != ref.view(np.uint32)) / len(x)
+                    wrong_np = f"{pct:.1f} %"
+                assert same(ours), f"crlibm_py.{fname} differs from MPFR"
+            print(f"{fname:8} {wrong_np:>12} {wrong_cr:>13}  {' '.join(digests)}")
+    finally:
+        if saved is None:
+            os.environ.pop("CRLIBM_ISA", None)
+        else:
+            os.environ["CRLIBM_ISA"] = saved
+    print(f"\n{args.n} inputs per function; NumPy {np.__version__}. "
+          "Equal digests across paths = the same bits on every CPU path.")
+
+
+if __name__ == "__main__":
+    main()
