@@ -22,7 +22,8 @@ Timing: every callable writes into a preallocated output; one warm-up call each,
 ``--repeat`` rounds in which every candidate of a row (all paths and the baselines) is timed
 once, in an order that rotates each round, so load from other processes hits all of them
 alike. A sample runs the call enough times to last at least ``--min-time`` seconds; the
-reported time is the minimum over rounds (the median is kept in the JSON output).
+reported time is the minimum over rounds; the JSON output also keeps the median, and the
+median over rounds of the per-round ratio ours / NumPy.
 Everything runs on one thread: NumPy's ufuncs and crlibm_py never thread, and the BLAS
 thread variables are pinned to 1 before NumPy is imported so they cannot matter.
 """
@@ -158,6 +159,11 @@ def time_candidates(candidates, x, repeat, min_time):
     return times
 
 
+def _paired_median(a, b):
+    """Median over rounds of a[r] / b[r]: each pair was timed close together in one round."""
+    return statistics.median(x / y for x, y in zip(a, b))
+
+
 def run(size, repeat, min_time, functions, paths, seed):
     rows = []
     saved_env = os.environ.get(ENV)
@@ -165,6 +171,7 @@ def run(size, repeat, min_time, functions, paths, seed):
         for cid, fname, label, gen in CASES:
             if fname not in functions:
                 continue
+            print(f"timing {fname} on {label} ...", file=sys.stderr, flush=True)
             x = gen(np.random.default_rng(seed), size)
             np_label, np_call = numpy_baseline(fname)
             candidates = {("ours", p): (p, ours(fname)) for p in paths}
@@ -184,6 +191,8 @@ def run(size, repeat, min_time, functions, paths, seed):
                     "ns_per_element": ns, "ns_per_element_median": med,
                     "numpy_baseline": np_label, "numpy_ns_per_element": numpy_ns,
                     "ratio_numpy": ns / numpy_ns,
+                    "ratio_numpy_paired_median": _paired_median(times[("ours", p)],
+                                                                times[("numpy",)]),
                     "scipy_baseline": sp[0] if sp is not None else None,
                     "scipy_ns_per_element": scipy_ns,
                     "ratio_scipy": ns / scipy_ns if scipy_ns is not None else None,
