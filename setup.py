@@ -25,6 +25,16 @@ extensions = [
         extra_compile_args=C_FLAGS,
         libraries=["m"],
     ),
+    Extension(
+        "reproblas._core",
+        sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/{f}.c" for f in (
+            "level1", "thread", "kernels_scalar", "kernels_avx2", "kernels_avx512")] + COMMON,
+        include_dirs=[numpy.get_include(), "src/c/reproblas", "src/c/common"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
+        extra_compile_args=C_FLAGS + ["-pthread"],
+        extra_link_args=["-pthread"],
+        libraries=["m"],
+    ),
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}))
