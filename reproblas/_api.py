@@ -3,9 +3,6 @@
 Every routine looks at its array arguments first (`_backend`): that is the
 single place where CuPy arrays will be routed to the GPU implementation.
 """
-import os
-import operator
-
 import numpy as np
 
 from . import _core
@@ -16,9 +13,15 @@ _FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 # ---- environment knobs (SPEC §4), read at every call ----
 
+_isa_codes = {}  # REPROBLAS_ISA value -> path code (the CPU does not change)
+_cpu_count = []
+
+
 def _isa():
-    name = os.environ.get("REPROBLAS_ISA", "")
-    code = _core.isa_code(name)
+    name = _core.env(b"REPROBLAS_ISA")
+    code = _isa_codes.get(name)
+    if code is None:
+        code = _isa_codes.setdefault(name, _core.isa_code(name))
     if code == -1:
         raise ValueError(f"REPROBLAS_ISA={name!r} is not a CPU path; use one of: "
                          f"{', '.join(_core.isa_names())} (or leave it unset for the best)")
@@ -29,9 +32,11 @@ def _isa():
 
 
 def _threads():
-    value = os.environ.get("REPROBLAS_NUM_THREADS", "").strip()
+    value = _core.env(b"REPROBLAS_NUM_THREADS").strip()
     if not value:
-        return _core.cpu_count()
+        if not _cpu_count:
+            _cpu_count.append(_core.cpu_count())
+        return _cpu_count[0]
     try:
         n = int(value)
     except ValueError:
@@ -53,7 +58,7 @@ def _order(order):
 def _backend(*arrays):
     """The array library of the operands; only NumPy is implemented so far."""
     for a in arrays:
-        if type(a).__module__.split(".")[0] == "cupy":
+        if type(a) is not np.ndarray and type(a).__module__.startswith("cupy"):
             raise TypeError("reproblas: CuPy arrays are not supported yet; pass a NumPy array "
                             "(cupy.asnumpy(x))")
     return np
@@ -75,6 +80,9 @@ def _vector(x, name, routine):
 
 
 def _same_dtype(routine, **arrays):
+    first, *rest = arrays.values()
+    if all(a.dtype == first.dtype for a in rest):
+        return
     dtypes = {name: a.dtype for name, a in arrays.items()}
     if len(set(dtypes.values())) > 1:
         desc = ", ".join(f"{k} is {v}" for k, v in dtypes.items())
@@ -90,6 +98,9 @@ def _same_length(routine, x, y):
 
 def _contiguous(x):
     """x itself if contiguous and aligned, else a copy in index order (same values)."""
+    flags = x.flags
+    if flags.c_contiguous and flags.aligned:
+        return x
     return np.require(x, requirements=["C", "A"])
 
 

@@ -6,6 +6,7 @@ order code, the CPU path code and the thread count; releases the GIL around
 every C call. Input checking lives in _api.py.
 """
 from libc.stdint cimport int64_t
+from libc.stdlib cimport getenv
 cimport numpy as cnp
 import numpy as np
 
@@ -123,6 +124,13 @@ def scal(cnp.ndarray alpha, cnp.ndarray x, int isa, int threads):
         rc = rb_scal(dtype, cfg, pa, px, n)
     if rc != 0:
         raise RuntimeError("reproblas core rejected scal")
+
+
+def env(bytes name):
+    """The process environment's value of name ('' if unset): getenv, which sees
+    os.environ's changes and costs far less than os.environ.get."""
+    cdef const char *value = getenv(name)
+    return "" if value == NULL else value.decode()
 
 
 def isa_names():
