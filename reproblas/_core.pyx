@@ -152,6 +152,39 @@ def cpu_count():
     return rb_cpu_count()
 
 
+cdef extern from *:
+    """
+    #if defined(__x86_64__) || defined(__i386__)
+    #include <immintrin.h>
+    static int rb_has_mxcsr(void) { return 1; }
+    static unsigned rb_get_mxcsr(void) { return _mm_getcsr(); }
+    static void rb_set_mxcsr(unsigned v) { _mm_setcsr(v); }
+    #else
+    static int rb_has_mxcsr(void) { return 0; }
+    static unsigned rb_get_mxcsr(void) { return 0; }
+    static void rb_set_mxcsr(unsigned v) { (void)v; }
+    #endif
+    """
+    int rb_has_mxcsr()
+    unsigned rb_get_mxcsr()
+    void rb_set_mxcsr(unsigned v)
+
+
+def call_with_mxcsr(unsigned mxcsr, fn):
+    """Test hook: run fn() with the caller's MXCSR set to mxcsr (e.g. FTZ|DAZ),
+    return (fn's result, the MXCSR fn returned to). None if not x86."""
+    if not rb_has_mxcsr():
+        return None
+    cdef unsigned saved = rb_get_mxcsr()
+    rb_set_mxcsr(mxcsr)
+    try:
+        result = fn()
+        after = rb_get_mxcsr()
+    finally:
+        rb_set_mxcsr(saved)
+    return result, after
+
+
 def set_tuning(int64_t piece=0, int64_t min_per_thread=0):
     """Work-split knobs for tests (never change results); 0 restores defaults."""
     rb_set_tuning(piece, min_per_thread)

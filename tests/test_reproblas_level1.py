@@ -268,3 +268,30 @@ def test_caller_rounding_mode_ignored():
         assert still == mode  # the caller's mode is restored
         assert all(ref.same_bits(g, w) for g, w in zip(got, want))
         assert ref.same_bits(got_axpy, want_axpy)
+
+
+def test_caller_ftz_daz_ignored():
+    """A caller running with flush-to-zero and denormals-are-zero gets the same bits."""
+    rng = np.random.default_rng(23)
+    tiny = np.finfo(np.float64).smallest_subnormal
+    x = rng.standard_normal(3000) * tiny * 2.0 ** 40  # subnormal and small normal values
+    y = rng.standard_normal(3000)
+    x32 = (rng.standard_normal(3000) * 1e-39).astype(np.float32)
+
+    def run():
+        return [rb.sum(x, order=o) for o in ORDERS] + [rb.dot(x, y, order=o) for o in ORDERS] + \
+               [rb.nrm2(x, order=o) for o in ORDERS] + [rb.asum(x32, order=o) for o in ORDERS] + \
+               [rb.nrm2(x32, order=o) for o in ORDERS] + [rb.axpy(np.float32(0.5), x32, x32.copy())]
+
+    want = run()
+    ftz_daz = 0x1F80 | 0x8000 | 0x0040  # default | FTZ | DAZ
+    out = _core.call_with_mxcsr(ftz_daz, run)
+    if out is None:
+        pytest.skip("not x86")
+    got, after = out
+    assert after == ftz_daz  # the caller's FTZ/DAZ are restored
+    assert any(r != 0 for r in want[:-1])
+    for g, w in zip(got, want):
+        assert ref.same_bits(g, w)
+    # the reference agrees: subnormals are honoured, not flushed
+    assert ref.same_bits(want[0], ref.reduce("sum", x, None, "sequential"))
