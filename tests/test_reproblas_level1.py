@@ -44,12 +44,16 @@ def call(routine, x, y, order, isa, threads, monkeypatch):
 
 
 def check_all_paths(routine, x, y, order, monkeypatch):
+    """Every path and thread count, with the small test splits and with the
+    default ones (whole vectors up to 2^15 terms go through one kernel call)."""
     want = ref.reduce(routine, x, y, order)
-    for isa in ISAS:
-        for threads in THREADS:
-            got = call(routine, x, y, order, isa, threads, monkeypatch)
-            assert type(got) is x.dtype.type
-            assert ref.same_bits(got, want), (routine, order, isa, threads, len(x), got, want)
+    for tuning in ((64, 50), (0, 0)):
+        _core.set_tuning(*tuning)
+        for isa in ISAS:
+            for threads in THREADS:
+                got = call(routine, x, y, order, isa, threads, monkeypatch)
+                assert type(got) is x.dtype.type
+                assert ref.same_bits(got, want), (routine, order, isa, threads, tuning, len(x))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
