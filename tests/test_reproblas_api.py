@@ -1,4 +1,6 @@
 """reproblas argument handling (SPEC §4): dtypes, shapes, environment knobs."""
+import os
+
 import numpy as np
 import pytest
 
@@ -117,15 +119,40 @@ def test_misaligned_and_views_are_equal():
     assert rb.nrm2(fortran_col) == rb.nrm2(x)
 
 
-def test_concurrent_python_threads():
-    """Calls from several Python threads at once (the GIL is released) agree bitwise."""
+@pytest.fixture
+def small_splits():
+    _core.set_tuning(64, 50)
+    yield
+    _core.set_tuning(0, 0)
+
+
+def test_concurrent_python_threads(small_splits, monkeypatch):
+    """Calls from several Python threads at once (the GIL is released; one
+    uses the worker pool, the others their own threads) agree bitwise."""
     import threading
-    x = np.random.default_rng(4).standard_normal(1 << 20)
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "4")
+    x = np.random.default_rng(4).standard_normal(100_003)
+    want = (rb.sum(x, order="pairwise"), rb.nrm2(x, order="pairwise"))
     results = []
-    threads = [threading.Thread(target=lambda: results.append(rb.sum(x, order="pairwise")))
-               for _ in range(3)]
+
+    def work():
+        for _ in range(50):
+            results.append((rb.sum(x, order="pairwise"), rb.nrm2(x, order="pairwise")))
+    threads = [threading.Thread(target=work) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(results) == 3 and len({r.tobytes() for r in results}) == 1
+    assert len(results) == 200 and all(r == want for r in results)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_after_fork(small_splits, monkeypatch):
+    """A forked child (which has none of the parent's pool threads) still works."""
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "3")
+    x = np.random.default_rng(5).standard_normal(10_001)
+    want = rb.sum(x, order="pairwise")  # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if rb.sum(x, order="pairwise") == want else 1)
+    assert os.waitpid(pid, 0)[1] == 0

@@ -1,4 +1,4 @@
-/* Fork-join over a fixed number of parts (pthreads).
+/* Fork-join over a fixed number of parts (a persistent pthread pool).
  *
  * Drivers cut their work into parts whose boundaries never change the result
  * (SPEC §0: no dependence on the thread count); this file only decides who
@@ -11,8 +11,9 @@
 typedef void (*rb_part_fn)(void *ctx, int part, int parts);
 
 /* Runs fn(ctx, p, parts) for every p in [0, parts): part 0 on the calling
- * thread, the others on new threads; a part whose thread cannot be started
- * runs on the caller. Returns when all parts are done. */
+ * thread, the others on pool workers (or on the caller when no thread can
+ * be started). Returns when all parts are done. Safe to call from several
+ * threads at once: one job uses the pool, the others get their own threads. */
 void rb_parallel(int parts, rb_part_fn fn, void *ctx);
 
 /* Number of CPUs this process may run on (at least 1). */
