@@ -5,6 +5,8 @@ The C core is compiled with -ffp-contract=off (no implicit fma) and without
 path (scalar, AVX2, AVX-512) is selected per file with a target pragma, so one
 set of flags builds them all and the dispatcher picks one at run time.
 """
+from pathlib import Path
+
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -23,6 +25,18 @@ extensions = [
         include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         extra_compile_args=C_FLAGS,
+        libraries=["m"],
+    ),
+    Extension(
+        "reproblas._core",
+        sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/{f}.c" for f in (
+            "level1", "thread", "kernels_scalar", "kernels_avx2", "kernels_avx512")] + COMMON,
+        include_dirs=[numpy.get_include(), "src/c/reproblas", "src/c/common"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
+        depends=[str(p) for p in Path("src/c/reproblas").rglob("*") if p.suffix in (".h", ".inc")]
+        + ["src/c/common/isa.h", "src/c/common/fp_env.h", "src/c/common/cr_defs.h"],
+        extra_compile_args=C_FLAGS + ["-pthread"],
+        extra_link_args=["-pthread"],
         libraries=["m"],
     ),
 ]

@@ -1,0 +1,16 @@
+"""Reproducible BLAS: every result is defined bit for bit (SPEC §2-§3).
+
+Reductions add their terms in a documented, fixed order, selected with
+``order="sequential"`` (left to right, the default) or ``order="pairwise"``
+(a fixed binary tree), so results are identical on every thread count, CPU
+code path and CPU. See docs/reproblas.md.
+
+Environment (read at every call): ``REPROBLAS_NUM_THREADS`` (default: all
+CPUs of this process), ``REPROBLAS_ISA`` (``scalar``, ``avx2``, ``avx512``).
+"""
+from ._api import ORDERS, asum, axpy, dot, iamax, nrm2, scal, sum
+from ._core import best_isa, isa_names
+
+__all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
+           "isa_names"]
+__version__ = "0.1.0"

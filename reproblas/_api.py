@@ -1,0 +1,208 @@
+"""Public level-1 routines: argument checks, then the C core (NumPy arrays).
+
+Every routine looks at its array arguments first (`_backend`): that is the
+single place where CuPy arrays will be routed to the GPU implementation.
+"""
+import numpy as np
+
+from . import _core
+
+ORDERS = {"sequential": _core.SEQUENTIAL, "pairwise": _core.PAIRWISE}
+_FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+# ---- environment knobs (SPEC §4), read at every call ----
+
+_isa_codes = {}  # REPROBLAS_ISA value -> path code (the CPU does not change)
+_cpu_count = []
+
+
+def _isa():
+    name = _core.env(b"REPROBLAS_ISA")
+    code = _isa_codes.get(name)
+    if code is None:
+        code = _isa_codes.setdefault(name, _core.isa_code(name))
+    if code == -1:
+        raise ValueError(f"REPROBLAS_ISA={name!r} is not a CPU path; use one of: "
+                         f"{', '.join(_core.isa_names())} (or leave it unset for the best)")
+    if code == -2:
+        raise RuntimeError(f"REPROBLAS_ISA={name!r}: this CPU cannot run that path "
+                           f"(the best it has is {_core.best_isa()!r})")
+    return code
+
+
+def _threads():
+    value = _core.env(b"REPROBLAS_NUM_THREADS").strip()
+    if not value:
+        if not _cpu_count:
+            _cpu_count.append(_core.cpu_count())
+        return _cpu_count[0]
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"REPROBLAS_NUM_THREADS={value!r} must be a positive integer")
+    return n
+
+
+def _order(order):
+    try:
+        return ORDERS[order]
+    except (KeyError, TypeError):
+        raise ValueError(f"order={order!r}: use 'sequential' or 'pairwise'") from None
+
+
+# ---- arguments ----
+
+def _backend(*arrays):
+    """The array library of the operands; only NumPy is implemented so far."""
+    for a in arrays:
+        if type(a) is not np.ndarray and type(a).__module__.startswith("cupy"):
+            raise TypeError("reproblas: CuPy arrays are not supported yet; pass a NumPy array "
+                            "(cupy.asnumpy(x))")
+    return np
+
+
+def _vector(x, name, routine):
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"reproblas.{routine}: {name} must be a NumPy array of float32 or "
+                        f"float64, got {type(x).__name__} (use np.asarray({name}, "
+                        f"dtype=np.float64))")
+    if x.dtype not in _FLOAT_TYPES:
+        raise TypeError(f"reproblas.{routine}: {name} has dtype {x.dtype}; reproblas computes "
+                        f"in float32 or float64 only: convert it explicitly, e.g. "
+                        f"{name}.astype(np.float64)")
+    if x.ndim != 1:
+        raise ValueError(f"reproblas.{routine}: {name} must be 1-D, got shape {x.shape} "
+                         f"(use {name}.ravel() for a flattened view)")
+    return x
+
+
+def _same_dtype(routine, **arrays):
+    first, *rest = arrays.values()
+    if all(a.dtype == first.dtype for a in rest):
+        return
+    dtypes = {name: a.dtype for name, a in arrays.items()}
+    if len(set(dtypes.values())) > 1:
+        desc = ", ".join(f"{k} is {v}" for k, v in dtypes.items())
+        raise TypeError(f"reproblas.{routine}: mixed dtypes ({desc}); reproblas never casts "
+                        f"silently: convert one of them with .astype()")
+
+
+def _same_length(routine, x, y):
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"reproblas.{routine}: x has {x.shape[0]} elements but y has "
+                         f"{y.shape[0]}")
+
+
+def _contiguous(x):
+    """x itself if contiguous and aligned, else a copy in index order (same values)."""
+    flags = x.flags
+    if flags.c_contiguous and flags.aligned:
+        return x
+    return np.require(x, requirements=["C", "A"])
+
+
+def _scalar(alpha, dtype, routine):
+    """alpha as a 1-element array of dtype. Python int/float follow NumPy's rule
+    for Python scalars (NEP 50): rounded to the array dtype; NumPy scalars
+    must already have that dtype."""
+    if isinstance(alpha, (np.generic, np.ndarray)):
+        a = np.asarray(alpha)
+        if a.ndim != 0:
+            raise ValueError(f"reproblas.{routine}: alpha must be a scalar, got shape {a.shape}")
+        if a.dtype != dtype:
+            raise TypeError(f"reproblas.{routine}: alpha has dtype {a.dtype} but the arrays "
+                            f"are {dtype}; pass np.{dtype.name}(alpha) or a Python float")
+        return a.reshape(1).copy()
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise TypeError(f"reproblas.{routine}: alpha must be a Python float/int or a NumPy "
+                        f"{dtype} scalar, got {type(alpha).__name__}")
+    with np.errstate(over="ignore"):
+        a = np.array([alpha], dtype=dtype) if isinstance(alpha, float) else \
+            np.array([float(alpha)], dtype=dtype)
+    if np.isinf(a[0]) and np.isfinite(float(alpha)):
+        raise OverflowError(f"reproblas.{routine}: alpha={alpha!r} overflows {dtype}")
+    return a
+
+
+# ---- routines ----
+
+def _reduction(routine, x, y, order):
+    _backend(x, y)
+    code = _order(order)
+    x = _vector(x, "x", routine)
+    if y is not None:
+        y = _vector(y, "y", routine)
+        _same_dtype(routine, x=x, y=y)
+        _same_length(routine, x, y)
+        y = _contiguous(y)
+    return _core.reduce(routine, code, _contiguous(x), y, _isa(), _threads())
+
+
+def sum(x, order="sequential"):
+    """Sum of x_k in the fixed order `order` (SPEC §2); n = 0 gives +0."""
+    return _reduction("sum", x, None, order)
+
+
+def asum(x, order="sequential"):
+    """Sum of abs(x_k) in the fixed order `order`."""
+    return _reduction("asum", x, None, order)
+
+
+def dot(x, y, order="sequential"):
+    """Sum of x_k*y_k: fma chain for 'sequential', rounded products for 'pairwise'."""
+    return _reduction("dot", x, y, order)
+
+
+def nrm2(x, order="sequential"):
+    """Euclidean norm with SPEC §3's power-of-two scaling (no overflow for large x)."""
+    return _reduction("nrm2", x, None, order)
+
+
+def iamax(x):
+    """0-based index of the first NaN if any, else of the first maximal abs(x_k).
+
+    An empty x raises ValueError, like np.argmax.
+    """
+    _backend(x)
+    x = _vector(x, "x", "iamax")
+    if x.shape[0] == 0:
+        raise ValueError("reproblas.iamax: x is empty, it has no largest element")
+    return int(_core.iamax(_contiguous(x), _isa(), _threads()))
+
+
+def axpy(alpha, x, y):
+    """y_k <- fma(alpha, x_k, y_k) in place; returns y."""
+    _backend(x, y)
+    x = _vector(x, "x", "axpy")
+    y = _vector(y, "y", "axpy")
+    _same_dtype("axpy", x=x, y=y)
+    _same_length("axpy", x, y)
+    if not y.flags.writeable:
+        raise ValueError("reproblas.axpy: y is read-only; it is updated in place")
+    a = _scalar(alpha, y.dtype, "axpy")
+    if np.may_share_memory(x, y):
+        x = x.copy()  # y is written while x is read: read the old values
+    isa, threads = _isa(), _threads()
+    work = _contiguous(y)
+    _core.axpy(a, _contiguous(x), work, isa, threads)
+    if work is not y:
+        y[...] = work
+    return y
+
+
+def scal(alpha, x):
+    """x_k <- alpha * x_k in place; returns x."""
+    _backend(x)
+    x = _vector(x, "x", "scal")
+    if not x.flags.writeable:
+        raise ValueError("reproblas.scal: x is read-only; it is updated in place")
+    a = _scalar(alpha, x.dtype, "scal")
+    isa, threads = _isa(), _threads()
+    work = _contiguous(x)
+    _core.scal(a, work, isa, threads)
+    if work is not x:
+        x[...] = work
+    return x

@@ -1,0 +1,190 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Thin Cython layer over the reproblas C core (src/c/reproblas/level1.h).
+
+Takes already-checked, contiguous, aligned 1-D float32/float64 arrays, the
+order code, the CPU path code and the thread count; releases the GIL around
+every C call. Input checking lives in _api.py.
+"""
+from libc.stdint cimport int64_t
+from libc.stdlib cimport getenv
+cimport numpy as cnp
+import numpy as np
+
+cnp.import_array()
+
+cdef extern from "isa.h":
+    enum: CR_ISA_COUNT
+    const char *cr_isa_name(int isa)
+    int cr_isa_best()
+    int cr_isa_parse(const char *name)
+
+cdef extern from "thread.h":
+    int rb_cpu_count()
+
+cdef extern from "level1.h":
+    enum: RB_F32, RB_F64, RB_SEQUENTIAL, RB_PAIRWISE
+    ctypedef struct rb_config:
+        int isa
+        int threads
+    int rb_sum(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out) nogil
+    int rb_asum(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out) nogil
+    int rb_dot(int dtype, int order, rb_config cfg, const void *x, const void *y, int64_t n,
+               void *out) nogil
+    int rb_nrm2(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out) nogil
+    int64_t rb_iamax(int dtype, rb_config cfg, const void *x, int64_t n) nogil
+    int rb_axpy(int dtype, rb_config cfg, const void *alpha, const void *x, void *y,
+                int64_t n) nogil
+    int rb_scal(int dtype, rb_config cfg, const void *alpha, void *x, int64_t n) nogil
+    void rb_set_tuning(int64_t piece, int64_t min_per_thread)
+
+SEQUENTIAL = RB_SEQUENTIAL
+PAIRWISE = RB_PAIRWISE
+
+_REDUCTIONS = {"sum": 0, "asum": 1, "dot": 2, "nrm2": 3}
+
+
+cdef int _dtype_code(cnp.ndarray x) except -1:
+    if x.dtype == np.float32:
+        return RB_F32
+    if x.dtype == np.float64:
+        return RB_F64
+    raise TypeError("internal: reproblas core got a non-float32/float64 array")
+
+
+def reduce(str routine, int order, cnp.ndarray x, cnp.ndarray y, int isa, int threads):
+    """sum/asum/nrm2 of x, or dot of x and y, as a NumPy scalar of x's dtype."""
+    cdef int kind = _REDUCTIONS[routine]
+    cdef int dtype = _dtype_code(x)
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef cnp.ndarray out = np.zeros(1, dtype=x.dtype)
+    cdef const void *px = cnp.PyArray_DATA(x)
+    cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
+    cdef void *pout = cnp.PyArray_DATA(out)
+    cdef int64_t n = x.shape[0]
+    cdef int rc
+    with nogil:
+        if kind == 0:
+            rc = rb_sum(dtype, order, cfg, px, n, pout)
+        elif kind == 1:
+            rc = rb_asum(dtype, order, cfg, px, n, pout)
+        elif kind == 2:
+            rc = rb_dot(dtype, order, cfg, px, py, n, pout)
+        else:
+            rc = rb_nrm2(dtype, order, cfg, px, n, pout)
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected {routine} (isa={isa}, order={order})")
+    return out[0]
+
+
+def iamax(cnp.ndarray x, int isa, int threads):
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(x)
+    cdef const void *px = cnp.PyArray_DATA(x)
+    cdef int64_t n = x.shape[0]
+    cdef int64_t r
+    with nogil:
+        r = rb_iamax(dtype, cfg, px, n)
+    if r < -1:
+        raise RuntimeError("reproblas core rejected iamax")
+    return r
+
+
+def axpy(cnp.ndarray alpha, cnp.ndarray x, cnp.ndarray y, int isa, int threads):
+    """y <- fma(alpha, x, y) in place (alpha: a 1-element array of y's dtype)."""
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(y)
+    cdef const void *pa = cnp.PyArray_DATA(alpha)
+    cdef const void *px = cnp.PyArray_DATA(x)
+    cdef void *py = cnp.PyArray_DATA(y)
+    cdef int64_t n = y.shape[0]
+    cdef int rc
+    with nogil:
+        rc = rb_axpy(dtype, cfg, pa, px, py, n)
+    if rc != 0:
+        raise RuntimeError("reproblas core rejected axpy")
+
+
+def scal(cnp.ndarray alpha, cnp.ndarray x, int isa, int threads):
+    """x <- alpha * x in place."""
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(x)
+    cdef const void *pa = cnp.PyArray_DATA(alpha)
+    cdef void *px = cnp.PyArray_DATA(x)
+    cdef int64_t n = x.shape[0]
+    cdef int rc
+    with nogil:
+        rc = rb_scal(dtype, cfg, pa, px, n)
+    if rc != 0:
+        raise RuntimeError("reproblas core rejected scal")
+
+
+def env(bytes name):
+    """The process environment's value of name ('' if unset): getenv, which sees
+    os.environ's changes and costs far less than os.environ.get."""
+    cdef const char *value = getenv(name)
+    return "" if value == NULL else value.decode()
+
+
+def isa_names():
+    """Names of all CPU code paths, worst first."""
+    return [cr_isa_name(i).decode() for i in range(CR_ISA_COUNT)]
+
+
+def isa_code(str name):
+    """Path code for a name ('' = best); -1 unknown name, -2 not supported by this CPU."""
+    return cr_isa_parse(name.encode())
+
+
+def best_isa():
+    return cr_isa_name(cr_isa_best()).decode()
+
+
+def cpu_count():
+    """CPUs this process may run on (the default thread count)."""
+    return rb_cpu_count()
+
+
+cdef extern from *:
+    """
+    #if defined(__x86_64__) || defined(__i386__)
+    #include <immintrin.h>
+    static int rb_has_mxcsr(void) { return 1; }
+    static unsigned rb_get_mxcsr(void) { return _mm_getcsr(); }
+    static void rb_set_mxcsr(unsigned v) { _mm_setcsr(v); }
+    #else
+    static int rb_has_mxcsr(void) { return 0; }
+    static unsigned rb_get_mxcsr(void) { return 0; }
+    static void rb_set_mxcsr(unsigned v) { (void)v; }
+    #endif
+    """
+    int rb_has_mxcsr()
+    unsigned rb_get_mxcsr()
+    void rb_set_mxcsr(unsigned v)
+
+
+def call_with_mxcsr(unsigned mxcsr, fn):
+    """Test hook: run fn() with the caller's MXCSR set to mxcsr (e.g. FTZ|DAZ),
+    return (fn's result, the MXCSR fn returned to). None if not x86."""
+    if not rb_has_mxcsr():
+        return None
+    cdef unsigned saved = rb_get_mxcsr()
+    rb_set_mxcsr(mxcsr)
+    try:
+        result = fn()
+        after = rb_get_mxcsr()
+    finally:
+        rb_set_mxcsr(saved)
+    return result, after
+
+
+def set_tuning(int64_t piece=0, int64_t min_per_thread=0):
+    """Work-split knobs for tests (never change results); 0 restores defaults."""
+    rb_set_tuning(piece, min_per_thread)

@@ -1,0 +1,50 @@
+/* AVX2+FMA form of the reproblas lane layer (8 floats, 4 doubles); see README.md. */
+#ifndef RB_LANES_AVX2_H
+#define RB_LANES_AVX2_H
+
+#include <immintrin.h>
+#include <math.h>
+#include "../../common/cr_defs.h"
+
+#define RB_W32 8
+#define RB_W64 4
+typedef __m256 v32;
+typedef __m256d v64;
+
+CR_FN v32 v32_load(const float *p) { return _mm256_loadu_ps(p); }
+CR_FN void v32_store(float *p, v32 a) { _mm256_storeu_ps(p, a); }
+CR_FN v32 v32_set1(float c) { return _mm256_set1_ps(c); }
+CR_FN v32 v32_add(v32 a, v32 b) { return _mm256_add_ps(a, b); }
+CR_FN v32 v32_mul(v32 a, v32 b) { return _mm256_mul_ps(a, b); }
+CR_FN v32 v32_fma(v32 a, v32 b, v32 c) { return _mm256_fmadd_ps(a, b, c); }
+CR_FN v32 v32_abs(v32 a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+CR_FN v32 v32_max(v32 a, v32 b) { return _mm256_max_ps(a, b); }
+/* Within each 128-bit half, shuffle_ps gives (a0,a2,b0,b2) and (a1,a3,b1,b3);
+ * their sum, with the 64-bit pieces reordered, is the in-order pair sums. */
+CR_FN v32 v32_pairadd(v32 a, v32 b) {
+  v32 s = _mm256_add_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
+                        _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+CR_FN float v32_first(v32 a) { return _mm256_cvtss_f32(a); }
+CR_FN unsigned v32_nan_bits(v32 a) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
+CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_EQ_OQ)); }
+
+CR_FN v64 v64_load(const double *p) { return _mm256_loadu_pd(p); }
+CR_FN void v64_store(double *p, v64 a) { _mm256_storeu_pd(p, a); }
+CR_FN v64 v64_set1(double c) { return _mm256_set1_pd(c); }
+CR_FN v64 v64_add(v64 a, v64 b) { return _mm256_add_pd(a, b); }
+CR_FN v64 v64_mul(v64 a, v64 b) { return _mm256_mul_pd(a, b); }
+CR_FN v64 v64_fma(v64 a, v64 b, v64 c) { return _mm256_fmadd_pd(a, b, c); }
+CR_FN v64 v64_abs(v64 a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+CR_FN v64 v64_max(v64 a, v64 b) { return _mm256_max_pd(a, b); }
+/* unpacklo/hi give (a0,b0,a2,b2) and (a1,b1,a3,b3); reorder the sums. */
+CR_FN v64 v64_pairadd(v64 a, v64 b) {
+  v64 s = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
+  return _mm256_permute4x64_pd(s, _MM_SHUFFLE(3, 1, 2, 0));
+}
+CR_FN double v64_first(v64 a) { return _mm256_cvtsd_f64(a); }
+CR_FN unsigned v64_nan_bits(v64 a) { return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q)); }
+CR_FN unsigned v64_eq_bits(v64 a, v64 b) { return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_EQ_OQ)); }
+
+#endif /* RB_LANES_AVX2_H */

@@ -1,0 +1,161 @@
+/* Fork-join on a small persistent pool of pthreads.
+ *
+ * One job runs on the pool at a time: the caller runs part 0 and then, like
+ * the workers, claims the remaining parts one by one under the pool lock.
+ * A caller that finds the pool busy (another Python thread is inside
+ * reproblas) starts its own threads for that call instead. After fork() the
+ * child starts with an empty pool. Which thread runs a part never matters:
+ * parts are fixed by the driver, and each runs in its own FP environment.
+ */
+#define _GNU_SOURCE
+#include "thread.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "../common/fp_env.h"
+
+enum { RB_MAX_PARTS = 256 };
+
+static void run_part(rb_part_fn fn, void *ctx, int part, int parts) {
+  cr_fenv_t saved = cr_fenv_enter();
+  fn(ctx, part, parts);
+  cr_fenv_leave(saved);
+}
+
+/* ---- the pool ---- */
+
+static struct {
+  pthread_mutex_t busy; /* held by the caller whose job owns the pool */
+  pthread_mutex_t lock; /* guards everything below */
+  pthread_cond_t start, done;
+  int workers;
+  unsigned long generation; /* bumped for each job */
+  rb_part_fn fn;
+  void *ctx;
+  int parts, next_part, pending;
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+          PTHREAD_COND_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0};
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void pool_reset_in_child(void) {
+  pthread_mutex_init(&pool.busy, NULL);
+  pthread_mutex_init(&pool.lock, NULL);
+  pthread_cond_init(&pool.start, NULL);
+  pthread_cond_init(&pool.done, NULL);
+  pool.workers = 0; /* the parent's workers do not exist here */
+}
+
+static void register_atfork(void) { pthread_atfork(NULL, NULL, pool_reset_in_child); }
+
+/* Run claimable parts of the current job; called and returns with pool.lock held. */
+static void claim_parts(void) {
+  while (pool.next_part < pool.parts) {
+    int part = pool.next_part++;
+    rb_part_fn fn = pool.fn;
+    void *ctx = pool.ctx;
+    int parts = pool.parts;
+    pthread_mutex_unlock(&pool.lock);
+    run_part(fn, ctx, part, parts);
+    pthread_mutex_lock(&pool.lock);
+    if (--pool.pending == 0) pthread_cond_signal(&pool.done);
+  }
+}
+
+static void *worker_main(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&pool.lock);
+  unsigned long seen = pool.generation;
+  for (;;) {
+    while (pool.generation == seen) pthread_cond_wait(&pool.start, &pool.lock);
+    seen = pool.generation;
+    claim_parts();
+  }
+  return NULL;
+}
+
+static void run_on_pool(int parts, rb_part_fn fn, void *ctx) {
+  pthread_mutex_lock(&pool.lock);
+  while (pool.workers < parts - 1) { /* grow; fewer workers only means less parallelism */
+    pthread_t tid;
+    if (pthread_create(&tid, NULL, worker_main, NULL) != 0) break;
+    pthread_detach(tid);
+    ++pool.workers;
+  }
+  pool.fn = fn;
+  pool.ctx = ctx;
+  pool.parts = parts;
+  pool.next_part = 1;
+  pool.pending = parts - 1;
+  ++pool.generation;
+  pthread_cond_broadcast(&pool.start);
+  pthread_mutex_unlock(&pool.lock);
+
+  run_part(fn, ctx, 0, parts);
+
+  pthread_mutex_lock(&pool.lock);
+  claim_parts();
+  while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.lock);
+  pool.fn = NULL;
+  pool.ctx = NULL;
+  pthread_mutex_unlock(&pool.lock);
+}
+
+/* ---- fallback: threads for this call only ---- */
+
+typedef struct {
+  rb_part_fn fn;
+  void *ctx;
+  int part, parts;
+} rb_part;
+
+static void *spawned_main(void *arg) {
+  const rb_part *p = arg;
+  run_part(p->fn, p->ctx, p->part, p->parts);
+  return NULL;
+}
+
+static void run_on_new_threads(int parts, rb_part_fn fn, void *ctx) {
+  rb_part desc[RB_MAX_PARTS];
+  pthread_t tid[RB_MAX_PARTS];
+  int started[RB_MAX_PARTS];
+  for (int p = 0; p < parts; ++p) desc[p] = (rb_part){fn, ctx, p, parts};
+  for (int p = 1; p < parts; ++p)
+    started[p] = pthread_create(&tid[p], NULL, spawned_main, &desc[p]) == 0;
+  run_part(fn, ctx, 0, parts);
+  for (int p = 1; p < parts; ++p) {
+    if (started[p])
+      pthread_join(tid[p], NULL);
+    else
+      run_part(fn, ctx, p, parts);
+  }
+}
+
+void rb_parallel(int parts, rb_part_fn fn, void *ctx) {
+  if (parts > RB_MAX_PARTS) parts = RB_MAX_PARTS;
+  if (parts <= 1) {
+    fn(ctx, 0, 1);
+    return;
+  }
+  pthread_once(&atfork_once, register_atfork);
+  if (pthread_mutex_trylock(&pool.busy) == 0) {
+    run_on_pool(parts, fn, ctx);
+    pthread_mutex_unlock(&pool.busy);
+  } else {
+    run_on_new_threads(parts, fn, ctx);
+  }
+}
+
+int rb_cpu_count(void) {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+#endif
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}

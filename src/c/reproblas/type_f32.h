@@ -1,0 +1,20 @@
+/* Maps the generic names used by the kernel bodies onto float lanes.
+ * Include after a lanes/ header; undo with type_undef.h. */
+#define T float
+#define RB_TSFX f32
+#define V v32
+#define W RB_W32
+#define vload v32_load
+#define vstore v32_store
+#define vset1 v32_set1
+#define vadd v32_add
+#define vmul v32_mul
+#define vfma v32_fma
+#define vabs v32_abs
+#define vmax v32_max
+#define vpairadd v32_pairadd
+#define vfirst v32_first
+#define vnan_bits v32_nan_bits
+#define veq_bits v32_eq_bits
+#define s_fma fmaf
+#define s_abs fabsf

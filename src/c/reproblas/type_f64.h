@@ -1,0 +1,20 @@
+/* Maps the generic names used by the kernel bodies onto double lanes.
+ * Include after a lanes/ header; undo with type_undef.h. */
+#define T double
+#define RB_TSFX f64
+#define V v64
+#define W RB_W64
+#define vload v64_load
+#define vstore v64_store
+#define vset1 v64_set1
+#define vadd v64_add
+#define vmul v64_mul
+#define vfma v64_fma
+#define vabs v64_abs
+#define vmax v64_max
+#define vpairadd v64_pairadd
+#define vfirst v64_first
+#define vnan_bits v64_nan_bits
+#define veq_bits v64_eq_bits
+#define s_fma fma
+#define s_abs fabs

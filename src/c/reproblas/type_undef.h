@@ -1,0 +1,19 @@
+/* Undoes type_f32.h / type_f64.h so the other type can be instantiated next. */
+#undef T
+#undef RB_TSFX
+#undef V
+#undef W
+#undef vload
+#undef vstore
+#undef vset1
+#undef vadd
+#undef vmul
+#undef vfma
+#undef vabs
+#undef vmax
+#undef vpairadd
+#undef vfirst
+#undef vnan_bits
+#undef veq_bits
+#undef s_fma
+#undef s_abs

@@ -1,0 +1,158 @@
+"""reproblas argument handling (SPEC §4): dtypes, shapes, environment knobs."""
+import os
+
+import numpy as np
+import pytest
+
+import reproblas as rb
+from reproblas import _core
+
+x32, y32 = np.ones(5, np.float32), np.ones(5, np.float32)
+x64, y64 = np.ones(5), np.ones(5)
+
+
+def test_result_types():
+    for x, y in ((x32, y32), (x64, y64)):
+        for order in ("sequential", "pairwise"):
+            for r in (rb.sum(x, order=order), rb.asum(x, order=order),
+                      rb.dot(x, y, order=order), rb.nrm2(x, order=order)):
+                assert type(r) is x.dtype.type
+    assert rb.sum(x32) == 5 and rb.dot(x64, y64) == 5 and rb.nrm2(np.array([3.0, 4.0])) == 5
+
+
+@pytest.mark.parametrize("call", [
+    lambda: rb.dot(x32, y64), lambda: rb.axpy(1.0, x64, y32.copy()),
+    lambda: rb.sum(np.ones(3, np.int64)), lambda: rb.sum(np.ones(3, np.float16)),
+    lambda: rb.sum(np.ones(3, np.complex128)), lambda: rb.sum([1.0, 2.0]),
+    lambda: rb.sum(np.ones(3, ">f8" if np.little_endian else "<f8")),
+    lambda: rb.axpy(np.float64(2), x32, y32.copy()), lambda: rb.scal("2", x64.copy()),
+    lambda: rb.scal(True, x64.copy()),
+])
+def test_type_errors(call):
+    with pytest.raises(TypeError, match="reproblas"):
+        call()
+
+
+def test_type_error_names_the_fix():
+    with pytest.raises(TypeError, match=r"astype"):
+        rb.dot(x32, y64)
+    with pytest.raises(TypeError, match=r"astype\(np.float64\)"):
+        rb.sum(np.arange(3))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: rb.dot(x32, np.ones(4, np.float32)), lambda: rb.axpy(1.0, x64, np.ones(6)),
+    lambda: rb.sum(np.ones((2, 2))), lambda: rb.sum(x64, order="tree"),
+    lambda: rb.sum(x64, order=None), lambda: rb.iamax(np.array([])),
+    lambda: rb.scal(np.ones(2), x64.copy()),
+])
+def test_value_errors(call):
+    with pytest.raises(ValueError, match="reproblas|order"):
+        call()
+
+
+def test_read_only_output():
+    y = np.ones(5)
+    y.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        rb.axpy(1.0, x64, y)
+    with pytest.raises(ValueError, match="read-only"):
+        rb.scal(1.0, y)
+
+
+def test_alpha_overflow():
+    with pytest.raises(OverflowError):
+        rb.scal(1e300, x32.copy())
+
+
+def test_isa_env(monkeypatch):
+    monkeypatch.setenv("REPROBLAS_ISA", "sse9")
+    with pytest.raises(ValueError, match="REPROBLAS_ISA"):
+        rb.sum(x64)
+    missing = [n for n in _core.isa_names() if _core.isa_code(n) == -2]
+    if missing:
+        monkeypatch.setenv("REPROBLAS_ISA", missing[0])
+        with pytest.raises(RuntimeError, match="cannot run"):
+            rb.sum(x64)
+    for name in _core.isa_names():
+        if _core.isa_code(name) >= 0:
+            monkeypatch.setenv("REPROBLAS_ISA", name)
+            assert rb.sum(x64) == 5
+    monkeypatch.setenv("REPROBLAS_ISA", "")
+    assert rb.sum(x64) == 5
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5"])
+def test_threads_env_errors(monkeypatch, value):
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", value)
+    with pytest.raises(ValueError, match="REPROBLAS_NUM_THREADS"):
+        rb.sum(x64)
+
+
+def test_threads_env_large(monkeypatch):
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1000")
+    x = np.random.default_rng(0).standard_normal(300_000)
+    got = rb.sum(x, order="pairwise")
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
+    assert got == rb.sum(x, order="pairwise")
+
+
+def test_cupy_dispatch_point():
+    class FakeCupyArray:  # looks like a CuPy array to the dispatcher
+        pass
+    FakeCupyArray.__module__ = "cupy._core.core"
+    with pytest.raises(TypeError, match="CuPy"):
+        rb.sum(FakeCupyArray())
+
+
+def test_misaligned_and_views_are_equal():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(1001)
+    raw = np.zeros(1001 * 8 + 1, np.uint8)
+    mis = raw[1:].view(np.float64)
+    mis[...] = x
+    assert not mis.flags.aligned
+    for order in ("sequential", "pairwise"):
+        assert rb.sum(mis, order=order) == rb.sum(x, order=order)
+        assert rb.dot(mis, x, order=order) == rb.dot(x, x, order=order)
+    fortran_col = np.asfortranarray(np.stack([x, x], axis=1))[:, 1]
+    assert rb.nrm2(fortran_col) == rb.nrm2(x)
+
+
+@pytest.fixture
+def small_splits():
+    _core.set_tuning(64, 50)
+    yield
+    _core.set_tuning(0, 0)
+
+
+def test_concurrent_python_threads(small_splits, monkeypatch):
+    """Calls from several Python threads at once (the GIL is released; one
+    uses the worker pool, the others their own threads) agree bitwise."""
+    import threading
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "4")
+    x = np.random.default_rng(4).standard_normal(100_003)
+    want = (rb.sum(x, order="pairwise"), rb.nrm2(x, order="pairwise"))
+    results = []
+
+    def work():
+        for _ in range(50):
+            results.append((rb.sum(x, order="pairwise"), rb.nrm2(x, order="pairwise")))
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 200 and all(r == want for r in results)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_after_fork(small_splits, monkeypatch):
+    """A forked child (which has none of the parent's pool threads) still works."""
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "3")
+    x = np.random.default_rng(5).standard_normal(10_001)
+    want = rb.sum(x, order="pairwise")  # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if rb.sum(x, order="pairwise") == want else 1)
+    assert os.waitpid(pid, 0)[1] == 0
