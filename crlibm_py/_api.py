@@ -44,9 +44,10 @@ def _exact_float32_array(x):
         if x.dtype.kind == "f":
             exact = np.array_equal(converted, x, equal_nan=True)
         else:  # integers: float32 values inside the integer type convert back exactly
-            itype, limit = (np.uint64, 2.0 ** 64) if x.dtype.kind == "u" else (np.int64, 2.0 ** 63)
-            exact = bool(np.all(np.abs(converted) < limit)) and np.array_equal(
-                converted.astype(itype), x)
+            itype = np.uint64 if x.dtype.kind == "u" else np.int64
+            info = np.iinfo(itype)  # float(info.max) is 2^63 or 2^64 (rounded up)
+            inside = (converted >= float(info.min)) & (converted < float(info.max))
+            exact = bool(np.all(inside)) and np.array_equal(converted.astype(itype), x)
     return converted if exact else None
 
 
