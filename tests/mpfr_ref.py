@@ -32,10 +32,6 @@ def f32_bits(x):
     return np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
 
 
-def f32_from_bits(bits):
-    return np.asarray(bits, dtype=np.uint32).view(np.float32)
-
-
 def _ref_bits_scalar(fname, bits):
     if fname == "rsqrt" and bits == NEG_ZERO:
         return NEG_INF
@@ -60,11 +56,6 @@ def ref_bits(fname, x):
     out = np.fromiter((_ref_bits_cached(fname, int(b)) for b in inp), dtype=np.uint32,
                       count=inp.size)
     return out.reshape(np.shape(x))
-
-
-def ref_value(fname, x):
-    """Expected float32 result of fname at one float32 value x."""
-    return np.uint32(ref_bits(fname, np.float32(x))).view(np.float32)
 
 
 def find_transition(pred, lo_bits, hi_bits):

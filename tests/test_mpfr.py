@@ -8,12 +8,13 @@ import functools
 import pathlib
 import re
 
+import gmpy2
 import numpy as np
 import pytest
 
 import crlibm_py
 from helpers import FUNCTIONS, apply, assert_same_bits
-from mpfr_ref import f32_bits, find_transition, ref_bits
+from mpfr_ref import find_transition, ref_bits
 
 DATA = pathlib.Path(__file__).parent / "data"
 HARD_LINE = re.compile(r"0x[0-9a-fA-F]{8}(\s+#.*)?")
@@ -78,15 +79,21 @@ def _pred_on_bits(fname, test):
 
 
 @functools.lru_cache(maxsize=None)
-def threshold_points(fname):
-    """Each threshold float with 8 neighbours on either side, and their negatives."""
-    pts = []
-    for name, test, lo, hi in THRESHOLDS[fname]:
+def threshold_floats(fname):
+    """{what: bits of the first float (by magnitude) where the result changes regime}."""
+    found = {}
+    for what, test, lo, hi in THRESHOLDS[fname]:
         pred = _pred_on_bits(fname, test)
         b = find_transition(pred, _bits(lo), _bits(hi))
-        assert pred(b) and not pred(b - 1), name
-        pts.extend(range(b - 8, b + 9))
-    pts = np.array(pts, dtype=np.uint32)
+        assert pred(b) and not pred(b - 1), what
+        found[what] = b
+    return found
+
+
+def threshold_points(fname):
+    """Each threshold float with 8 neighbours on either side, and their negatives."""
+    pts = np.concatenate([np.arange(b - 8, b + 9) for b in threshold_floats(fname).values()])
+    pts = pts.astype(np.uint32)
     return np.concatenate([pts, pts ^ np.uint32(0x80000000)]).view(np.float32)
 
 
@@ -107,11 +114,9 @@ def _huge(fname):
 
 def _near_multiples_of_half_pi():
     """Floats nearest to k*pi/2, k = 1..2000, and their neighbours (sin/cos reduction)."""
-    import gmpy2
-    with gmpy2.context(gmpy2.get_context()) as ctx:
-        ctx.precision = 200
-        vals = [gmpy2.const_pi() * k / 2 for k in range(1, 2001)]
-    return _near([float(v) for v in vals], k=1)
+    with gmpy2.context(precision=200):
+        vals = [float(gmpy2.const_pi() * k / 2) for k in range(1, 2001)]
+    return _near(vals, k=1)
 
 
 @functools.lru_cache(maxsize=None)
@@ -166,9 +171,11 @@ def test_thresholds_found(fname):
 
 def test_exp_thresholds_are_the_known_floats():
     """Cross-check of the bisection against values derived by hand."""
-    pts = threshold_points("exp").view(np.uint32)
-    assert 0x42B17218 in pts  # smallest float whose exp overflows: 88.72284
-    assert 0x33800001 in pts  # 2^-24 + ulp: exp rounds above 1 from here
+    t = threshold_floats("exp")
+    assert t["overflow"] == 0x42B17218  # 88.72284 > 128 ln 2 > its predecessor
+    # exp(2^-24) = 1 + 2^-24 + 2^-49 + ... lies above the midpoint 1 + 2^-24, while
+    # the float below 2^-24 gives 1 + 2^-24 - 2^-49 + ..., below it.
+    assert t["exp(x) > 1, x > 0"] == 0x33800000
 
 
 # ---- hard inputs files --------------------------------------------------------------
