@@ -32,9 +32,8 @@ def f32_bits(x):
     return np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
 
 
-def _ref_bits_scalar(fname, bits):
-    if fname == "rsqrt" and bits == NEG_ZERO:
-        return NEG_INF
+def mpfr_bits(fname, bits):
+    """MPFR's own result bits for one float32 input (NaN made canonical)."""
     x = float(np.uint32(bits).view(np.float32))
     with gmpy2.context(_CTX):
         r = MPFR_FUNCTIONS[fname](gmpy2.mpfr(x))
@@ -43,6 +42,12 @@ def _ref_bits_scalar(fname, bits):
     # r has at most 24 significant bits within float32's range: both
     # conversions below are exact.
     return int(np.float32(float(r)).view(np.uint32))
+
+
+def _ref_bits_scalar(fname, bits):
+    if fname == "rsqrt" and bits == NEG_ZERO:
+        return NEG_INF  # SPEC §1 overrides MPFR's +inf
+    return mpfr_bits(fname, bits)
 
 
 @functools.lru_cache(maxsize=None)
