@@ -24,21 +24,47 @@ def check_isa_env(var="CRLIBM_ISA"):
                            f"(the best it has is {_ufuncs.best_isa()!r})")
 
 
+def _is_float32_exact_scalar(x):
+    """Whether a Python float or int has an exact float32 value (compared as Python
+    numbers: NumPy would compare np.float32(x) == x in float32 and accept 0.1)."""
+    try:
+        with np.errstate(over="ignore"):
+            x32 = np.float32(x)
+    except OverflowError:  # an int beyond the double range
+        return False
+    if isinstance(x, float):
+        return float(x32) == x or x != x
+    return bool(np.isfinite(x32)) and int(x32) == x
+
+
+def _exact_float32_array(x):
+    """A list/tuple converted by NumPy to another dtype, as float32 if that is exact."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        converted = x.astype(np.float32)
+        if x.dtype.kind == "f":
+            exact = np.array_equal(converted, x, equal_nan=True)
+        else:  # integers: float32 values inside the integer type convert back exactly
+            itype = np.uint64 if x.dtype.kind == "u" else np.int64
+            info = np.iinfo(itype)  # float(info.max) is 2^63 or 2^64 (rounded up)
+            inside = (converted >= float(info.min)) & (converted < float(info.max))
+            exact = bool(np.all(inside)) and np.array_equal(converted.astype(itype), x)
+    return converted if exact else None
+
+
 def _as_float32_input(x, fname):
     """x as something the float32 loop takes without rounding, or a TypeError."""
     if isinstance(x, (float, int)) and not isinstance(x, bool):
-        x32 = np.float32(x)
-        if x32 == x or (x != x and x32 != x32):
-            return x32
+        if _is_float32_exact_scalar(x):
+            return np.float32(x)
         raise TypeError(f"crlibm_py.{fname}: {x!r} is not exactly representable in float32; "
                         f"pass np.float32(x) if rounding the input first is what you want")
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         x = np.asarray(x)
         dtype = x.dtype
-        if dtype.kind == "f" and dtype != np.float32:
-            converted = x.astype(np.float32)
-            if np.array_equal(converted, x, equal_nan=True):
+        if dtype.kind in "fiu" and dtype not in _EXACT_KINDS:
+            converted = _exact_float32_array(x)
+            if converted is not None:
                 return converted
     if np.dtype(dtype) not in _EXACT_KINDS:
         raise TypeError(
