@@ -18,8 +18,8 @@ import numpy as np
 
 from . import core
 
-TABLE_BITS = 6  # N = 64 entries
-DEGREE = 4      # p(r) = c0 + c1 r + ... + c4 r^4
+TABLE_BITS = 10  # N = 1024 entries (8 KiB): one fma fewer than 64 entries + degree 4
+DEGREE = 3       # p(r) = c0 + c1 r + c2 r^2 + c3 r^3
 
 # Fast-path domain (functions/exp.h): CR_EXP_MIN = -104 <= x <= CR_EXP_MAX.
 DOMAIN = [(0x00000000, 0x42B17217),  # +0 .. 0x1.62e42ep+6

@@ -1,11 +1,11 @@
 /* Correctly rounded expf.
  *
  * exp(x) = 2^(k/N) * exp(r),  k = rint(x * N/ln2),  r = x - k*ln2/N,
- * N = 2^CR_EXP_TABLE_BITS, |r| <= ln2/(2N) (a little more, since x*N/ln2 is
- * rounded before rint). 2^(k/N) = 2^(k>>b) * T[k & (N-1)]; exp(r) is a
- * polynomial p. The double scale*p rounds to the correctly rounded float:
- * p's coefficients were fitted (tools/polygen.py exp) to the rounding
- * intervals of every result, mapped back through this reduction.
+ * N = 2^CR_EXP_TABLE_BITS, |r| <= ~ln2/(2N). 2^(k/N) = 2^(k>>b) * T[k & (N-1)];
+ * exp(r) is a polynomial p. The double scale*p rounds to the correctly
+ * rounded float: p's coefficients were fitted (tools/polygen.py exp, see
+ * docs/polygen.md) to the rounding intervals of every result, mapped back
+ * through this very reduction, and checked on every input of the domain.
  */
 #ifndef CR_EXP_H
 #define CR_EXP_H
