@@ -45,6 +45,8 @@ static int ref_round(float x, float *out) {
   double e = CR_H_REF((double)x);
   if (e != e) { *out = cr_f32_nan(); return 1; }
   float y = (float)e;
+  /* libm's inf is an overflow far past float's range (or f(inf) = inf). */
+  if (isinf(e)) { *out = y; return 1; }
   double tol = fabs(e) * CR_H_REF_ERR;
   double yd = y, lo, hi; /* midpoints to the neighbouring floats (exact in double) */
   const double top = 0x1p128 - 0x1p103; /* midpoint of FLT_MAX and 2^128 */
