@@ -1,10 +1,11 @@
 /* Correctly rounded expf.
  *
- * exp(x) = 2^(k/64) * exp(r),  k = rint(x * 64/ln2),  r = x - k*ln2/64,
- * |r| <= ln2/128 (a little more, since x*64/ln2 is rounded before rint).
- * 2^(k/64) = 2^(k>>6) * T[k & 63]; exp(r) is a polynomial. The product is
- * a double that rounds to the correctly rounded float: the polynomial
- * coefficients were generated against the rounding intervals of the results.
+ * exp(x) = 2^(k/N) * exp(r),  k = rint(x * N/ln2),  r = x - k*ln2/N,
+ * N = 2^CR_EXP_TABLE_BITS, |r| <= ~ln2/(2N). 2^(k/N) = 2^(k>>b) * T[k & (N-1)];
+ * exp(r) is a polynomial p. The double scale*p rounds to the correctly
+ * rounded float: p's coefficients were fitted (tools/polygen.py exp, see
+ * docs/polygen.md) to the rounding intervals of every result, mapped back
+ * through this very reduction, and checked on every input of the domain.
  */
 #ifndef CR_EXP_H
 #define CR_EXP_H
@@ -18,30 +19,42 @@
 /* Below this, exp(x) < 2^-150 rounds to +0 (exp(-104) ~ 6.8e-46 < 2^-150). */
 #define CR_EXP_MIN (-104.0)
 
-#define CR_EXP_INV_LN2_64 0x1.71547652b82fep+6 /* 64/ln2 */
-#define CR_EXP_LN2_64_HI 0x1.62e42fefa39efp-7  /* ln2/64, high part */
-#define CR_EXP_LN2_64_LO 0x1.abc9e3b39803fp-62 /* ln2/64 - HI */
+/* Powers of two times the N = 1 constants: exact. */
+#define CR_EXP_N (1 << CR_EXP_TABLE_BITS)
+#define CR_EXP_INV_LN2_N (0x1.71547652b82fep+0 * CR_EXP_N) /* N/ln2 */
+#define CR_EXP_LN2_N_HI (0x1.62e42fefa39efp-1 / CR_EXP_N)  /* ln2/N, high part */
+#define CR_EXP_LN2_N_LO (0x1.abc9e3b39803fp-56 / CR_EXP_N) /* ln2/N - HI */
+#define CR_EXP_POLY_LEN ((int)(sizeof cr_exp_poly / sizeof cr_exp_poly[0]))
 
-/* r and the scale 2^(k/64) (exact product of a table entry and a power of two). */
+/* r and the scale 2^(k/N) (exact product of a table entry and a power of two).
+ * t = x*N/ln2 + 1.5*2^52 rounds the product to the integer k (one fma) and
+ * leaves k in two's complement in t's low mantissa bits. Any x gives in-range
+ * table indices (k & (N-1)), so out-of-domain lanes need no masking. */
 CR_FN vd cr_exp_reduce(vd x, vd *scale) {
-  vd kd = vd_rint(vd_mul(x, vd_set(CR_EXP_INV_LN2_64)));
-  vd r = vd_fma(kd, vd_set(-CR_EXP_LN2_64_HI), x);
-  r = vd_fma(kd, vd_set(-CR_EXP_LN2_64_LO), r);
-  vl k = cr_vd_to_vl_exact(kd);
-  vl j = vl_and(k, vl_set(63));
-  /* (k - j) << 46 == (k >> 6) << 52: adds k>>6 to the exponent of T[j]. */
-  *scale = vl_as_vd(vl_add(vd_as_vl(vd_gather(cr_exp_table, j)), vl_shl(vl_sub(k, j), 46)));
+  vd t = vd_fma(x, vd_set(CR_EXP_INV_LN2_N), vd_set(CR_SHIFTER));
+  vd kd = vd_sub(t, vd_set(CR_SHIFTER));
+  vd r = vd_fma(kd, vd_set(-CR_EXP_LN2_N_HI), x);
+  r = vd_fma(kd, vd_set(-CR_EXP_LN2_N_LO), r);
+  vl tb = vd_as_vl(t);
+  vl j = vl_and(tb, vl_set(CR_EXP_N - 1));
+  /* (t - j) << (52 - b) == (k >> b) << 52: the shifter's own bits shift out;
+   * adding it to T[j]'s bits scales T[j] by 2^(k >> b). */
+  vl e = vl_shl(vl_sub(tb, j), 52 - CR_EXP_TABLE_BITS);
+  *scale = vl_as_vd(vl_add(vd_as_vl(vd_gather(cr_exp_table, j)), e));
   return r;
 }
 
-CR_FN vd cr_exp_poly_eval(vd r) { return cr_horner(r, cr_exp_poly, 6); }
+CR_FN vd cr_exp_poly_eval(vd r) { return cr_horner(r, cr_exp_poly, CR_EXP_POLY_LEN); }
+
+/* The output compensation the polynomial was fitted through (one rounding). */
+CR_FN vd cr_exp_compensate(vd p, vd scale) { return vd_mul(scale, p); }
 
 CR_FN vd cr_exp_fast(vd x, vm *special) {
   /* Ordered compares: NaN lanes fail both and are special. */
   *special = vm_not(vm_and(vd_ge(x, vd_set(CR_EXP_MIN)), vd_le(x, vd_set(CR_EXP_MAX))));
   vd scale;
-  vd r = cr_exp_reduce(vd_select(*special, vd_set(0.0), x), &scale);
-  return vd_mul(scale, cr_exp_poly_eval(r));
+  vd r = cr_exp_reduce(x, &scale);
+  return cr_exp_compensate(cr_exp_poly_eval(r), scale);
 }
 
 CR_FN float cr_exp_special(float x) {

@@ -1,0 +1,115 @@
+"""Fast checks of the coefficient generator's pieces (tools/polygen)."""
+import os
+import sys
+
+import gmpy2
+import numpy as np
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from polygen import core, exp  # noqa: E402
+
+
+def _random_floats(n, seed=1):
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 0x7F7FFFFF, n, dtype=np.uint32)  # finite, positive
+    bits = np.concatenate([bits, [1, 2, 3, 0x007FFFFF, 0x00800000, 0x3F800000, 0x7F7FFFFF]])
+    x = bits.astype(np.uint32).view(np.float32)
+    return np.concatenate([x, -x])
+
+
+def test_rounding_intervals_match_numpy_rounding():
+    y = _random_floats(3000)
+    lo, hi = core.f32_rounding_intervals(y)
+    assert np.all(lo.astype(np.float32) == y) and np.all(hi.astype(np.float32) == y)
+    with np.errstate(over="ignore"):
+        below = np.nextafter(lo, -np.inf).astype(np.float32)
+        above = np.nextafter(hi, np.inf).astype(np.float32)
+    assert not np.any(below == y) and not np.any(above == y)
+    assert core.f32_rounding_interval(float(y[0])) == (lo[0], hi[0])
+
+
+def test_rounding_intervals_of_zero():
+    lo, hi = core.f32_rounding_intervals(np.array([0.0, -0.0], np.float32))
+    assert lo[0] == 0.0 and hi[0] == 2.0 ** -150 and np.float32(hi[0]) == 0.0
+    assert np.float32(np.nextafter(hi[0], 1.0)) != 0.0 and lo[1] == -(2.0 ** -150)
+
+
+def test_fit_intervals_meets_its_constraints():
+    r = np.linspace(-0.01, 0.01, 101)
+    with gmpy2.context(precision=200):
+        f = np.array([float(gmpy2.exp(gmpy2.mpfr(float(v)))) for v in r])
+    lo, hi = f - 1e-12 * f, f + 3e-13 * f  # asymmetric: the centre is not exp
+    coeffs, margin = core.fit_intervals(r, lo, hi, range(5), base=[1, 1, 0.5, 1 / 6, 1 / 24])
+    assert margin > 0
+    with gmpy2.context(precision=200):
+        for ri, l, h in zip(r, lo, hi):
+            p = sum(gmpy2.mpfr(float(c)) * gmpy2.mpfr(float(ri)) ** e for e, c in enumerate(coeffs))
+            assert l <= p <= h
+    # no line passes through these three intervals: the best margin is negative
+    _, margin = core.fit_intervals(np.array([-1.0, 0.0, 1.0]), np.array([1.0, -0.01, 1.0]),
+                                   np.array([1.01, 0.0, 1.01]), range(2))
+    assert margin < 0
+
+
+def test_invert_increasing_is_exact():
+    rng = np.random.default_rng(2)
+    scale = np.ldexp(1 + rng.random(500), rng.integers(-150, 127, 500))
+    y = (scale * (1 + rng.random(500) / 64)).astype(np.float32)
+    lo, hi = core.f32_rounding_intervals(y)
+    p_lo, p_hi = core.invert_increasing(lambda p: scale * p, lo, hi)
+    assert np.all(scale * p_lo >= lo) and np.all(scale * np.nextafter(p_lo, -np.inf) < lo)
+    assert np.all(scale * p_hi <= hi) and np.all(scale * np.nextafter(p_hi, np.inf) > hi)
+
+
+def test_exp_table_header_regenerates_bit_for_bit(tmp_path):
+    path = exp.write_table(exp.TABLE_BITS, str(tmp_path))
+    with open(path) as fh, open(os.path.join(core.COEFF_DIR, "exp_table.h")) as ref:
+        assert fh.read() == ref.read()
+
+
+def test_cli_discovers_exp_targets():
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("polygen_cli", os.path.join(ROOT, "tools",
+                                                                              "polygen.py"))
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    targets = cli.discover()
+    assert {"exp", "exp-table"} <= set(targets)
+
+
+def _hard_inputs():
+    path = os.path.join(ROOT, "tests", "data", "hard_inputs_exp.txt")
+    with open(path) as fh:
+        return np.array([int(line.split()[0], 16) for line in fh if line.strip()
+                         and not line.startswith("#")], dtype=np.uint32)
+
+
+def test_harness_reproduces_the_committed_fast_path_on_hard_inputs():
+    """The harness (committed coefficients) gives MPFR's result on the hardest inputs."""
+    bits = _hard_inputs()
+    h = core.Harness(exp.spec(), committed=True)
+    try:
+        got, special = h.eval(bits)
+        want = core.mpfr_f32(gmpy2.exp, bits)
+        assert not special.any()
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    finally:
+        h.close()
+
+
+def test_hard_inputs_on_every_path():
+    ufuncs = pytest.importorskip("crlibm_py._ufuncs")
+    bits = _hard_inputs()
+    x = bits.view(np.float32)
+    want = core.mpfr_f32(gmpy2.exp, bits).view(np.uint32)
+    fn = list(ufuncs.function_names()).index("exp")
+    for isa in ufuncs.isa_names():
+        if not ufuncs.isa_supported(isa):
+            continue
+        y = np.empty_like(x)
+        ufuncs.apply_isa(fn, isa, x, y)
+        assert np.array_equal(y.view(np.uint32), want), isa

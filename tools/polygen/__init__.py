@@ -1,0 +1,1 @@
+"""Coefficient generator for src/c/crlibm/coeffs (see docs/polygen.md)."""
