@@ -1,14 +1,13 @@
 """Coefficients of the correctly rounded erff (src/c/crlibm/functions/erf.h).
 
 [0, ERF_ONE] is cut into intervals of width 1/K centred on i/K (i = rint(K*a)),
-interval 0 being [0, 1/(2K)]. On each, erf(i/K + t) = a0 + t*H + t*L(t) with
-L of degree DEG-1, fitted by relative minimax (core.fit_minimax against
-200-bit MPFR values). H is 0 except on interval 0, where a0 = 0 and
-H + L(0) is 2/sqrt(pi) split into two doubles: the leading term stays exact
-to ~2^-106, so tiny and subnormal results carry a single rounding.
+interval 0 being [0, 1/(2K)]. On each, erf(i/K + t) is a polynomial of degree
+DEG in t, fitted by relative minimax (core.fit_minimax against 200-bit MPFR
+values); on interval 0 it is odd (no constant term: tiny and subnormal
+results keep their relative accuracy).
 
-The table is coefficient-major (slot j of interval i at j*N + i) so that the
-kernel gathers slot j of every lane with one index.
+The table is coefficient-major (c_j of interval i at j*N + i) so that the
+kernel gathers c_j of every lane with one index.
 
 Usage: python tools/polygen/erf.py   (rewrites coeffs/erf_poly.h)
 """
@@ -26,7 +25,6 @@ K = 32                                   # CR_ERF_K in erf.h
 ERF_ONE = float.fromhex("0x1.f5a88ap+1")  # least float with erf rounding to 1
 N = int(round(ERF_ONE * K)) + 1          # intervals 0..N-1
 DEG = 7                                  # degree of the polynomial in t
-SLOTS = DEG + 2                          # a0, H, L_0..L_{DEG-1}
 NODES = 160
 PREC = 200
 
@@ -58,22 +56,15 @@ def _taylor(center, n):
 
 
 def fit_interval0():
-    """a0 = 0, H + L_0 = 2/sqrt(pi); fit the odd remainder erf(t) - C t."""
     h = 0.5 / K
     t = _cheb(0.0, h, NODES)
     with gmpy2.context(precision=PREC):
-        c = 2 / gmpy2.sqrt(gmpy2.const_pi())
-        c_hi = float(c)
-        c_lo = float(c - c_hi)
-        f = [gmpy2.erf(mpfr(float(v))) - c * mpfr(float(v)) for v in t]
-    exps = list(range(3, DEG + 1, 2))
-    base = _taylor(0.0, DEG + 1)[exps]
-    rest, err = _refit(t, f, exps, base)
-    # Relative to erf itself, the correction weighs at most ~t^2/3.
-    err *= h * h / 3
+        f = [gmpy2.erf(mpfr(float(v))) for v in t]
+    exps = list(range(1, DEG + 1, 2))
+    odd, err = _refit(t, f, exps, _taylor(0.0, DEG + 1)[exps])
     poly = np.zeros(DEG + 1)
-    poly[exps] = rest
-    return [0.0, c_hi, c_lo] + list(poly[2:]), err
+    poly[exps] = odd
+    return list(poly), err
 
 
 def fit_interval(i):
@@ -82,7 +73,7 @@ def fit_interval(i):
     with gmpy2.context(precision=PREC):
         f = [gmpy2.erf(mpfr(i) / K + mpfr(float(v))) for v in t]
     c, err = _refit(t, f, range(DEG + 1), _taylor(i / K, DEG + 1))
-    return [c[0], 0.0] + list(c[1:]), err
+    return list(c), err
 
 
 def main():
@@ -92,14 +83,13 @@ def main():
         rows.append(row)
         errs.append(err)
     worst = max(errs)
-    names = ["a0", "H"] + [f"L{j}" for j in range(DEG)]
     values, comments = [], []
-    for j in range(SLOTS):
+    for j in range(DEG + 1):
         for i in range(N):
             values.append(rows[i][j])
-            comments.append(f"{names[j]}, interval {i} (centre {i}/{K})")
-    summary = (f"erf(i/{K} + t) = a0 + t*H + t*L(t), |t| <= 1/{2 * K}, i = 0..{N - 1}; relative minimax\n"
-               f"error <= 2^{np.log2(worst):.1f}. Coefficient-major: slot j of interval i at [j*{N} + i].")
+            comments.append(f"t^{j}, interval {i} (centre {i}/{K})")
+    summary = (f"erf(i/{K} + t) ~ sum_j c_j t^j, |t| <= 1/{2 * K}, i = 0..{N - 1}; relative minimax\n"
+               f"error <= 2^{np.log2(worst):.1f}. Coefficient-major: c_j of interval i at [j*{N} + i].")
     core.write_header("erf_poly.h", summary, "python tools/polygen/erf.py",
                       [core.Table("cr_erf_table", values, comments)])
     print(f"K={K} N={N} DEG={DEG}: worst error 2^{np.log2(worst):.2f} "

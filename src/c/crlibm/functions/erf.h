@@ -3,13 +3,11 @@
  * erf is odd: evaluate on a = |x| and copy the sign of x back (exact).
  * i = rint(32 a) picks an interval centred on i/32; t = a - i/32 is exact
  * (a has 24 bits, i/32 few, and they are close) with |t| <= 1/64. There
- *   erf(a) = a0 + t*H + t*L(t),
- * every coefficient gathered per lane from a coefficient-major table. On
- * interval 0, a0 = 0 and H + L(0) is 2/sqrt(pi) as two doubles, so tiny and
- * subnormal results come from one rounding of a nearly exact product; on the
- * others H = 0 and the last fma is exact. From CR_ERF_ONE on every result
- * rounds to 1: such lanes (and +-inf) are clamped to it, and erf(CR_ERF_ONE)
- * itself rounds to 1.
+ * erf(a) is a degree-7 polynomial in t, its coefficients gathered per lane
+ * from a coefficient-major table. On interval 0 it is odd, so tiny and
+ * subnormal a get c_1*a (2/sqrt(pi) in double is within 2^-56 of exact) with
+ * one rounding. From CR_ERF_ONE on every result rounds to 1: such lanes (and
+ * +-inf) are clamped to it, and erf(CR_ERF_ONE) itself rounds to 1.
  */
 #ifndef CR_ERF_H
 #define CR_ERF_H
@@ -24,7 +22,7 @@
 #define CR_ERF_N 126                /* intervals: rint(32 * CR_ERF_ONE) + 1 */
 #define CR_ERF_DEG 7                /* degree of the polynomial in t */
 
-/* Slot j (a0, H, L_0, L_1, ...) of each lane's interval. */
+/* Coefficient c_j of each lane's interval. */
 CR_FN vd cr_erf_coef(int j, vl i) { return vd_gather(cr_erf_table + j * CR_ERF_N, i); }
 
 CR_FN vd cr_erf_fast(vd x, vm *special) {
@@ -35,10 +33,9 @@ CR_FN vd cr_erf_fast(vd x, vm *special) {
   vd kd = vd_rint(vd_mul(a, vd_set(CR_ERF_K)));
   vl i = cr_vd_to_vl_exact(kd);
   vd t = vd_sub(a, vd_mul(kd, vd_set(CR_ERF_INV_K)));
-  vd l = cr_erf_coef(CR_ERF_DEG + 1, i);
-  for (int j = CR_ERF_DEG; j >= 2; --j) l = vd_fma(l, t, cr_erf_coef(j, i));
-  vd y = vd_fma(t, cr_erf_coef(1, i), vd_fma(t, l, cr_erf_coef(0, i)));
-  return cr_copysign_pos(y, x);
+  vd p = cr_erf_coef(CR_ERF_DEG, i);
+  for (int j = CR_ERF_DEG - 1; j >= 0; --j) p = vd_fma(p, t, cr_erf_coef(j, i));
+  return cr_copysign_pos(p, x);
 }
 
 CR_FN float cr_erf_special(float x) {

@@ -29,19 +29,35 @@ CR_FN vd cr_copysign_pos(vd y, vd x) {
   return vl_as_vd(vl_or(vd_as_vl(y), vl_and(vd_as_vl(x), vd_as_vl(vd_set(-0.0)))));
 }
 
+/* a + a^3 Q(a^2), for a < CR_TANH_SMALL. */
+CR_FN vd cr_tanh_small(vd a) {
+  vd s = vd_mul(a, a);
+  return vd_fma(vd_mul(a, s), cr_horner(s, cr_tanh_small_poly, CR_TANH_SMALL_TERMS), a);
+}
+
+/* 1 - 2/(e^(2a) + 1), for CR_TANH_SMALL <= a <= CR_TANH_ONE. */
+CR_FN vd cr_tanh_large(vd a) {
+  vd scale;
+  vd r = cr_exp_reduce(vd_add(a, a), &scale);
+  vd e2a = vd_mul(scale, cr_horner(r, cr_tanh_exp_poly, CR_TANH_EXP_TERMS));
+  return vd_sub(vd_set(1.0), vd_div(vd_set(2.0), vd_add(e2a, vd_set(1.0))));
+}
+
 CR_FN vd cr_tanh_fast(vd x, vm *special) {
   *special = vd_isnan(x);
-  vd a = vd_abs(x);
-  vd s = vd_mul(a, a);
-  vd q = cr_horner(s, cr_tanh_small_poly, CR_TANH_SMALL_TERMS);
-  vd small = vd_fma(vd_mul(a, s), q, a);
   /* NaN fails the compare and is clamped too, keeping the reduction finite. */
-  vd ac = vd_select(vd_lt(a, vd_set(CR_TANH_ONE)), a, vd_set(CR_TANH_ONE));
-  vd scale;
-  vd r = cr_exp_reduce(vd_add(ac, ac), &scale);
-  vd e2a = vd_mul(scale, cr_horner(r, cr_tanh_exp_poly, CR_TANH_EXP_TERMS));
-  vd large = vd_sub(vd_set(1.0), vd_div(vd_set(2.0), vd_add(e2a, vd_set(1.0))));
-  vd y = vd_select(vd_lt(a, vd_set(CR_TANH_SMALL)), small, large);
+  vd a = vd_abs(x);
+  a = vd_select(vd_lt(a, vd_set(CR_TANH_ONE)), a, vd_set(CR_TANH_ONE));
+  vm small = vd_lt(a, vd_set(CR_TANH_SMALL));
+  /* Skipping a side no lane needs changes no lane's bits, only the time. */
+  vd y;
+  if (vm_bits(small) == 0) {
+    y = cr_tanh_large(a);
+  } else if (vm_bits(vm_not(small)) == 0) {
+    y = cr_tanh_small(a);
+  } else {
+    y = vd_select(small, cr_tanh_small(a), cr_tanh_large(a));
+  }
   return cr_copysign_pos(y, x);
 }
 
