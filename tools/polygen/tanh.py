@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import core  # noqa: E402
 
 SMALL = 0.25          # CR_TANH_SMALL in tanh.h
-SMALL_TERMS = 7       # Q has this many coefficients (in s = x^2)
+SMALL_TERMS = 6       # Q has this many coefficients (in s = x^2)
 R_MAX = float.fromhex("0x1.63p-8")    # |r| bound after cr_exp_reduce (ln2/128 plus rounding slack)
 EXP_TERMS = 6         # exp(r) ~ sum_{i<6} e_i r^i
 NODES = 1200

@@ -21,7 +21,7 @@
 
 #define CR_TANH_SMALL 0.25             /* polynomial below, exp formula above */
 #define CR_TANH_ONE 0x1.205968p+3      /* 0x41102cb4 ~ 9.0109: least float with tanh rounding to 1 */
-#define CR_TANH_SMALL_TERMS 7
+#define CR_TANH_SMALL_TERMS 6
 #define CR_TANH_EXP_TERMS 6
 
 /* The sign bit of x put on the non-negative y. */
