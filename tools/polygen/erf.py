@@ -24,7 +24,7 @@ import core  # noqa: E402
 K = 64                                   # CR_ERF_K in erf.h
 ERF_ONE = float.fromhex("0x1.f5a88ap+1")  # least float with erf rounding to 1
 N = int(round(ERF_ONE * K)) + 1          # intervals 0..N-1
-DEG = 6                                  # degree of the polynomial in t
+DEG = 5                                  # degree of the polynomial in t
 NODES = 160
 PREC = 200
 

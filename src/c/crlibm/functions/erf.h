@@ -3,7 +3,7 @@
  * erf is odd: evaluate on a = |x| and copy the sign of x back (exact).
  * i = rint(64 a) picks an interval centred on i/64; t = a - i/64 is exact
  * (a has 24 bits, i/64 few, and they are close) with |t| <= 1/128. There
- * erf(a) is a degree-6 polynomial in t, its coefficients gathered per lane
+ * erf(a) is a degree-5 polynomial in t, its coefficients gathered per lane
  * from a coefficient-major table. On interval 0 it is odd, so tiny and
  * subnormal a get c_1*a (2/sqrt(pi) in double is within 2^-56 of exact) with
  * one rounding. From CR_ERF_ONE on every result rounds to 1: such lanes (and
@@ -20,7 +20,7 @@
 #define CR_ERF_INV_K 0x1p-6         /* 1/64 */
 #define CR_ERF_ONE 0x1.f5a88ap+1    /* 0x407ad445 ~ 3.9192: least float with erf rounding to 1 */
 #define CR_ERF_N 252                /* intervals: rint(64 * CR_ERF_ONE) + 1 */
-#define CR_ERF_DEG 6                /* degree of the polynomial in t */
+#define CR_ERF_DEG 5                /* degree of the polynomial in t */
 
 /* Coefficient c_j of each lane's interval. */
 CR_FN vd cr_erf_coef(int j, vl i) { return vd_gather(cr_erf_table + j * CR_ERF_N, i); }
