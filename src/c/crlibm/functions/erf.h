@@ -8,6 +8,8 @@
  * subnormal a get c_1*a (2/sqrt(pi) in double is within 2^-56 of exact) with
  * one rounding. From CR_ERF_ONE on every result rounds to 1: such lanes (and
  * +-inf) are clamped to it, and erf(CR_ERF_ONE) itself rounds to 1.
+ * The degree is the lowest for which an exhaustive check against MPFR (all
+ * 2^32 inputs) finds no wrong result: no hard-case fallback is needed.
  */
 #ifndef CR_ERF_H
 #define CR_ERF_H

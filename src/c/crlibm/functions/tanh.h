@@ -9,8 +9,8 @@
  *              subtraction from 1 amplifies the error of e^(2a) up to ~3x).
  * Beyond CR_TANH_ONE every result rounds to 1: such lanes (and +-inf) are
  * clamped to it, and tanh(CR_TANH_ONE) itself rounds to 1.
- * Double evaluation error stays below ~2^-50 relative; exhaustive checks
- * against MPFR found no input this leaves on the wrong side of a midpoint.
+ * The term counts are the lowest for which an exhaustive check against MPFR
+ * (all 2^32 inputs) finds no wrong result: no hard-case fallback is needed.
  */
 #ifndef CR_TANH_H
 #define CR_TANH_H
