@@ -22,6 +22,11 @@ CR_FN vd cr_horner(vd r, const double *c, int n) {
   return p;
 }
 
+/* The sign bit of x put on the non-negative y (odd functions). */
+CR_FN vd cr_copysign_pos(vd y, vd x) {
+  return vl_as_vd(vl_or(vd_as_vl(y), vl_and(vd_as_vl(x), vd_as_vl(vd_set(-0.0)))));
+}
+
 /* Float bit access for the scalar special paths. */
 CR_FN uint32_t cr_f32_bits(float x) { uint32_t u; memcpy(&u, &x, sizeof u); return u; }
 CR_FN float cr_f32_from_bits(uint32_t u) { float x; memcpy(&x, &u, sizeof x); return x; }

@@ -15,7 +15,6 @@
 #define CR_ERF_H
 
 #include "../fputil.h"
-#include "tanh.h" /* cr_copysign_pos */
 #include "../coeffs/erf_poly.h"
 
 #define CR_ERF_K 64                 /* intervals per unit */

@@ -24,11 +24,6 @@
 #define CR_TANH_SMALL_TERMS 6
 #define CR_TANH_EXP_TERMS 6
 
-/* The sign bit of x put on the non-negative y. */
-CR_FN vd cr_copysign_pos(vd y, vd x) {
-  return vl_as_vd(vl_or(vd_as_vl(y), vl_and(vd_as_vl(x), vd_as_vl(vd_set(-0.0)))));
-}
-
 /* a + a^3 Q(a^2), for a < CR_TANH_SMALL. */
 CR_FN vd cr_tanh_small(vd a) {
   vd s = vd_mul(a, a);
