@@ -9,7 +9,7 @@ lies in the middle of one interval (j = J_ONE). Per interval:
          c = 1 in interval J_ONE, so log(x) = log1p(x - 1) without cancellation.
   l_j    -log(c_j) rounded to double, and l_lo_j the rest (accurate path).
 
-log1p(r) ~ r + r^2 * (a2 + a3 r + ...): the fast path only needs a relative
+log1p(r) ~ r * (1 + a2 r + a3 r^2 + ...): the fast path only needs a relative
 error far below 2^-24, because it is followed by a rounding test (log.h) that
 sends results near a float midpoint to the accurate path. So this is a plain
 minimax fit, and its error bound is printed into the header for log.h's test.
@@ -112,12 +112,13 @@ def main():
          core.Table("cr_log_l_lo", l_lo, [f"-log(c_{j}) - hi" for j in range(len(c))])])
     core.write_header(
         "log_poly.h",
-        f"log1p(r) ~ r + r^2 (a2 + a3 r + ... + a{EXPONENTS[-1] + 1} r^{EXPONENTS[-1] - 1})"
+        f"log1p(r) ~ r (1 + a2 r + ... + a{EXPONENTS[-1] + 1} r^{EXPONENTS[-1]})"
         f" on r in [{r_min.hex()}, {r_max.hex()}].\n"
         f"Minimax fit of (log1p(r) - r)/r; relative error of the polynomial <= {err:.3g}"
         f" (2^{np.log2(err):.2f}).",
         COMMAND,
-        [core.Table("cr_log_poly", list(coeffs), [f"a{e + 1}" for e in EXPONENTS])])
+        [core.Table("cr_log_poly", [1.0] + list(coeffs),
+                    ["a1 = 1"] + [f"a{e + 1}" for e in EXPONENTS])])
     print(f"j_one={j_one} r in [{r_min:.6g}, {r_max:.6g}] poly err 2^{np.log2(err):.2f}")
 
 

@@ -47,6 +47,16 @@
 #define CR_LOG_MID_BITS (1LL << 28)
 #define CR_LOG_LOW_MASK ((1LL << 29) - 1)
 
+/* The accurate path is rare: keeping it out of line lets the block loop keep
+ * its constants in registers. */
+#ifndef CR_FN_COLD
+#if defined(__CUDACC__)
+#define CR_FN_COLD static __host__ __device__ __noinline__
+#else
+#define CR_FN_COLD static __attribute__((noinline, cold))
+#endif
+#endif
+
 /* Scalar double-double pieces for the accurate path. */
 CR_FN double cr_log_two_sum(double a, double b, double *err) {
   double s = a + b, bb = s - a;
@@ -57,7 +67,7 @@ CR_FN double cr_log_bits_to_double(uint64_t u) { double d; memcpy(&d, &u, sizeof
 CR_FN uint64_t cr_log_double_bits(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
 
 /* log(x) for a positive finite x, to ~2^-67, then correctly rounded to float. */
-CR_FN float cr_log_accurate(double x) {
+CR_FN_COLD float cr_log_accurate(double x) {
   uint64_t ix = cr_log_double_bits(x);
   uint64_t t = ix - (uint64_t)CR_LOG_OFF_BITS;
   int j = (int)((t >> CR_LOG_INDEX_SHIFT) & CR_LOG_INDEX_MASK);
@@ -100,8 +110,8 @@ CR_FN vd cr_log_fast(vd x, vm *special) {
   vd e = vd_sub(vl_as_vd(vl_xor(vl_shr(t, 52), vl_set(CR_LOG_EXP_KEY))), vd_set(CR_LOG_EXP_BIAS));
   vd r = vd_fma(m, vd_lookup16(cr_log_c, j), vd_set(-1.0)); /* exact */
   vd s = vd_fma(e, vd_set(CR_LOG_LN2), vd_lookup16(cr_log_l, j));
-  vd q = cr_horner(r, cr_log_poly, 6);
-  vd y = vd_fma(vd_mul(r, r), q, vd_add(s, r));
+  /* log1p(r) = r * (1 + a2 r + ... + a7 r^6) */
+  vd y = vd_fma(r, cr_horner(r, cr_log_poly, 7), s);
 
   vl near = vl_and(vl_add(vd_as_vl(y), vl_set(CR_LOG_TEST_ULPS - CR_LOG_MID_BITS)),
                    vl_set(CR_LOG_LOW_MASK));
@@ -111,7 +121,7 @@ CR_FN vd cr_log_fast(vd x, vm *special) {
   return y;
 }
 
-CR_FN float cr_log_special(float x) {
+CR_FN_COLD float cr_log_special(float x) {
   if (cr_f32_isnan(x) || x < 0.0f) return cr_f32_nan();
   if (x == 0.0f) return -INFINITY;
   if (x == INFINITY) return INFINITY;

@@ -50,21 +50,13 @@ CR_FN vl vl_shr(vl a, int n) { return _mm256_srli_epi64(a, n); }
 CR_FN vm vl_eq(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)); }
 CR_FN vm vl_gt(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)); }
 CR_FN vd vd_gather(const double *t, vl idx) { return _mm256_i64gather_pd(t, idx, 8); }
-/* A 16-entry table as four registers: a cross-lane dword permute picks the
- * entry idx & 3 of each register, then bits 2 and 3 of idx choose the
- * register. Gathers are far slower than this on CPUs with the gather
- * (GDS) mitigation. */
+/* Four scalar loads: on CPUs with the gather (GDS) mitigation this is much
+ * faster than vgatherqpd, and cheaper than permuting four registers. */
 CR_FN vd vd_lookup16(const double *t, vl idx) {
-  /* dword pair (2k, 2k+1) with k = idx & 3 */
-  __m256i k2 = _mm256_and_si256(_mm256_slli_epi64(idx, 1), _mm256_set1_epi64x(6));
-  __m256i ctrl = _mm256_add_epi32(_mm256_shuffle_epi32(k2, 0xA0), _mm256_set1_epi64x(1LL << 32));
-  __m256d p0 = _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)t), ctrl));
-  __m256d p1 = _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(t + 4)), ctrl));
-  __m256d p2 = _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(t + 8)), ctrl));
-  __m256d p3 = _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(t + 12)), ctrl));
-  __m256d bit2 = _mm256_castsi256_pd(_mm256_slli_epi64(idx, 61)); /* sign = bit 2 */
-  __m256d bit3 = _mm256_castsi256_pd(_mm256_slli_epi64(idx, 60)); /* sign = bit 3 */
-  return _mm256_blendv_pd(_mm256_blendv_pd(p0, p1, bit2), _mm256_blendv_pd(p2, p3, bit2), bit3);
+  __m128i lo = _mm256_castsi256_si128(idx), hi = _mm256_extracti128_si256(idx, 1);
+  __m128d a = _mm_loadh_pd(_mm_load_sd(t + _mm_cvtsi128_si64(lo)), t + _mm_extract_epi64(lo, 1));
+  __m128d b = _mm_loadh_pd(_mm_load_sd(t + _mm_cvtsi128_si64(hi)), t + _mm_extract_epi64(hi, 1));
+  return _mm256_insertf128_pd(_mm256_castpd128_pd256(a), b, 1);
 }
 
 #endif /* CR_VEC_AVX2_H */
