@@ -1,19 +1,132 @@
-/* PLACEHOLDER, to be replaced by the real correctly rounded implementation:
- * every lane takes the scalar path through the double-precision libm, which
- * is NOT proven correctly rounded. Kept only so the whole build links. */
+/* Correctly rounded logf.
+ *
+ * x = m * 2^e, m in [OFF, 2*OFF) with OFF = 0.6875 - 2^-6, read from the
+ * bits of the double x (float subnormals are normal doubles). The top 4 bits
+ * of the mantissa of bits(x) - bits(OFF) select c_j ~ 1/m (32 bits, so
+ * r = fma(m, c_j, -1) is exact, |r| <= 2^-5), and
+ *     log(x) = e*ln2 - log(c_j) + log1p(r).
+ * The interval holding 1.0 has c = 1 and -log(c) = 0: near 1 the result is
+ * log1p(r) with r = x - 1 exact, so no cancellation. 16 entries fit in two
+ * AVX-512 registers (vd_lookup16), which avoids slow gathers.
+ *
+ * Fast path: double arithmetic, relative error < 2^-44.2 (mostly the
+ * polynomial). Its double result rounds to the correct float unless it lies
+ * within that error of a float midpoint; such lanes (a fraction ~8e-6) are
+ * flagged by a bit test and recomputed by the accurate path, which works in
+ * double-double (relative error < 2^-67). Tables and polynomial:
+ * tools/polygen/log.py.
+ */
 #ifndef CR_LOG_H
 #define CR_LOG_H
 
 #include <math.h>
 #include "../fputil.h"
+#include "../coeffs/log_poly.h"
+#include "../coeffs/log_table.h"
+
+#define CR_LOG_OFF_BITS 0x3FE5800000000000LL /* bits of 0x1.58p-1 = 0.6875 - 2^-6 */
+#define CR_LOG_INDEX_SHIFT 48                /* 52 - 4 index bits */
+#define CR_LOG_INDEX_MASK 15
+#define CR_LOG_EXP_MASK (0xFFFLL << 52)
+/* (t >> 52) is e mod 2^12; xor-ing 2^11 makes it e + 2^11, and the 0x433
+ * exponent makes the double 2^52 + 2^11 + e. */
+#define CR_LOG_EXP_KEY 0x4330000000000800LL
+#define CR_LOG_EXP_BIAS 0x1.00000000008p+52 /* 2^52 + 2^11 */
+#define CR_LOG_LN2 0x1.62e42fefa39efp-1
+#define CR_LOG_LN2_HI 0x1.62e42fefa4000p-1 /* ln2 to 40 bits: e*LN2_HI is exact */
+#define CR_LOG_LN2_LO -0x1.8432a1b0e2634p-43 /* ln2 - LN2_HI */
+#define CR_LOG_THIRD_HI 0x1.5555555555555p-2   /* 1/3 */
+#define CR_LOG_THIRD_LO 0x1.5555555555555p-56  /* 1/3 - THIRD_HI */
+
+/* Rounding test. A double whose low 29 mantissa bits are 2^28 is a float
+ * midpoint. The fast result is within 2 * 2^-44.2 * 2^53 < 900 double ulps
+ * of the exact value (the polynomial, log_poly.h, on a log1p(r) at most twice
+ * the result) plus a few ulps of rounding; measured: at most 430 ulps, near
+ * x = 1 + 2^-5 where |r| is largest. Lanes within CR_LOG_TEST_ULPS of a
+ * midpoint go to the accurate path. */
+#define CR_LOG_TEST_ULPS 2048
+#define CR_LOG_MID_BITS (1LL << 28)
+#define CR_LOG_LOW_MASK ((1LL << 29) - 1)
+
+/* The accurate path is rare: keeping it out of line lets the block loop keep
+ * its constants in registers. */
+#ifndef CR_FN_COLD
+#if defined(__CUDACC__)
+#define CR_FN_COLD static __host__ __device__ __noinline__
+#else
+#define CR_FN_COLD static __attribute__((noinline, cold))
+#endif
+#endif
+
+/* Scalar double-double pieces for the accurate path. */
+CR_FN double cr_log_two_sum(double a, double b, double *err) {
+  double s = a + b, bb = s - a;
+  *err = (a - (s - bb)) + (b - bb);
+  return s;
+}
+CR_FN double cr_log_bits_to_double(uint64_t u) { double d; memcpy(&d, &u, sizeof d); return d; }
+CR_FN uint64_t cr_log_double_bits(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
+
+/* log(x) for a positive finite x, to ~2^-67, then correctly rounded to float. */
+CR_FN_COLD float cr_log_accurate(double x) {
+  uint64_t ix = cr_log_double_bits(x);
+  uint64_t t = ix - (uint64_t)CR_LOG_OFF_BITS;
+  int j = (int)((t >> CR_LOG_INDEX_SHIFT) & CR_LOG_INDEX_MASK);
+  double e = (double)((int64_t)t >> 52);
+  double m = cr_log_bits_to_double(ix - (t & (uint64_t)CR_LOG_EXP_MASK));
+  double r = fma(m, cr_log_c[j], -1.0); /* exact */
+  /* log1p(r) = r - r^2/2 + r^3/3 + r^4 (-1/4 + r/5 - ... - r^10/14): the first
+   * omitted term is below 2^-74 relative. r^2/2 and r^3/3 are kept to ~2^-100
+   * so that the double evaluation of the rest (~r^4/4) costs < 2^-67. */
+  double q = -1.0 / 14;
+  for (int k = 13; k >= 4; --k) q = fma(q, r, ((k & 1) ? 1.0 : -1.0) / k);
+  double r2 = r * r, r2_lo = fma(r, r, -r2);
+  double r3 = r * r2, r3_lo = fma(r, r2, -r3) + r * r2_lo;
+  double t3 = r3 * CR_LOG_THIRD_HI;
+  double t3_lo = fma(r3, CR_LOG_THIRD_HI, -t3) + r3 * CR_LOG_THIRD_LO + r3_lo * CR_LOG_THIRD_HI;
+  double rest = (r2 * r2) * q;
+  double e1, e2, e3, e4;
+  double s = cr_log_two_sum(e * CR_LOG_LN2_HI, cr_log_l[j], &e1);
+  s = cr_log_two_sum(s, r, &e2);
+  s = cr_log_two_sum(s, -0.5 * r2, &e3);
+  s = cr_log_two_sum(s, t3, &e4);
+  double small = e1 + e2 + e3 + e4 + e * CR_LOG_LN2_LO + cr_log_l_lo[j] - 0.5 * r2_lo + t3_lo
+                 + rest;
+  double lo;
+  double hi = cr_log_two_sum(s, small, &lo);
+  /* hi is the double nearest hi + lo, so only a hi exactly on a float
+   * midpoint can round the wrong way: move it one ulp towards lo. */
+  uint64_t hb = cr_log_double_bits(hi);
+  if ((hb & CR_LOG_LOW_MASK) == CR_LOG_MID_BITS && lo != 0.0)
+    hb += ((lo > 0.0) == (hi > 0.0)) ? 1 : (uint64_t)-1;
+  return (float)cr_log_bits_to_double(hb);
+}
 
 CR_FN vd cr_log_fast(vd x, vm *special) {
-  *special = vm_or(vd_eq(x, x), vd_isnan(x)); /* every lane */
-  return x;
+  vl ix = vd_as_vl(x);
+  vl t = vl_sub(ix, vl_set(CR_LOG_OFF_BITS));
+  /* Masked: in range for every lane, including the discarded ones. */
+  vl j = vl_and(vl_shr(t, CR_LOG_INDEX_SHIFT), vl_set(CR_LOG_INDEX_MASK));
+  vd m = vl_as_vd(vl_sub(ix, vl_and(t, vl_set(CR_LOG_EXP_MASK))));
+  vd e = vd_sub(vl_as_vd(vl_xor(vl_shr(t, 52), vl_set(CR_LOG_EXP_KEY))), vd_set(CR_LOG_EXP_BIAS));
+  vd r = vd_fma(m, vd_lookup16(cr_log_c, j), vd_set(-1.0)); /* exact */
+  vd s = vd_fma(e, vd_set(CR_LOG_LN2), vd_lookup16(cr_log_l, j));
+  /* log1p(r) = r * (1 + a2 r + ... + a7 r^6) */
+  vd y = vd_fma(r, cr_horner(r, cr_log_poly, 7), s);
+
+  vl near = vl_and(vl_add(vd_as_vl(y), vl_set(CR_LOG_TEST_ULPS - CR_LOG_MID_BITS)),
+                   vl_set(CR_LOG_LOW_MASK));
+  /* Ordered compares: NaN lanes fail and are special, as are <= 0 and +inf. */
+  vm in_domain = vm_and(vd_gt(x, vd_set(0.0)), vd_lt(x, vd_set(INFINITY)));
+  *special = vm_or(vm_not(in_domain), vl_gt(vl_set(2 * CR_LOG_TEST_ULPS + 1), near));
+  return y;
 }
-CR_FN float cr_log_special(float x) {
-  if (cr_f32_isnan(x)) return cr_f32_nan();
-  float y = (float)(log((double)x));
-  return cr_f32_isnan(y) ? cr_f32_nan() : y;
+
+CR_FN_COLD float cr_log_special(float x) {
+  if (cr_f32_isnan(x) || x < 0.0f) return cr_f32_nan();
+  if (x == 0.0f) return -INFINITY;
+  if (x == INFINITY) return INFINITY;
+  return cr_log_accurate((double)x);
 }
+
 #endif /* CR_LOG_H */
