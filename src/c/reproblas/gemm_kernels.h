@@ -11,6 +11,7 @@
 #ifndef RB_GEMM_KERNELS_H
 #define RB_GEMM_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define RB_DECLARE_L3_TABLE(T, SFX)                                                    \
@@ -44,5 +45,10 @@ RB_DECLARE_L3_TABLE(double, f64)
 
 extern const rb_l3_kernels_f32 rb_l3_f32_scalar, rb_l3_f32_avx2, rb_l3_f32_avx512;
 extern const rb_l3_kernels_f64 rb_l3_f64_scalar, rb_l3_f64_avx2, rb_l3_f64_avx512;
+
+/* A 64-byte aligned buffer of at least `bytes`, owned by the calling thread
+ * and reused by its next calls (pool threads live on, so packing buffers are
+ * not re-faulted at every call); NULL when memory runs out. */
+void *rb_l3_scratch(size_t bytes);
 
 #endif /* RB_GEMM_KERNELS_H */

@@ -2,6 +2,7 @@
  * split over output tiles, dispatch to the per-path engines (gemm_engine.inc). */
 #include "level3.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "../common/fp_env.h"
@@ -9,7 +10,9 @@
 #include "gemm_kernels.h"
 #include "thread.h"
 
-enum { RB_DEFAULT_MC = 144, RB_DEFAULT_NC = 1536, RB_DEFAULT_KC = 256 };
+/* kc: the B micro-panel (kc x nr) stays in L1, the A block (mc x kc) in L2;
+ * 0 = by dtype, 256 float64 / 512 float32 (the same bytes). */
+enum { RB_DEFAULT_MC = 144, RB_DEFAULT_NC = 1536, RB_DEFAULT_KC = 0 };
 #define RB_DEFAULT_MIN_WORK ((int64_t)1 << 20)
 
 static int64_t l3_mc = RB_DEFAULT_MC, l3_nc = RB_DEFAULT_NC, l3_kc = RB_DEFAULT_KC,
@@ -29,6 +32,41 @@ void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work) {
 #endif
 static const rb_l3_kernels_f32 *const l3_f32[CR_ISA_COUNT] = RB_TABLES(f32);
 static const rb_l3_kernels_f64 *const l3_f64[CR_ISA_COUNT] = RB_TABLES(f64);
+
+/* Per-thread scratch through a pthread key, so that the buffers of threads
+ * that end (rb_parallel's fallback threads) are freed. */
+typedef struct {
+  void *buf;
+  size_t size;
+} l3_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p) {
+  l3_scratch *s = p;
+  free(s->buf);
+  free(s);
+}
+static void scratch_init(void) { pthread_key_create(&scratch_key, scratch_free); }
+
+void *rb_l3_scratch(size_t bytes) {
+  pthread_once(&scratch_once, scratch_init);
+  l3_scratch *s = pthread_getspecific(scratch_key);
+  if (!s) {
+    s = calloc(1, sizeof *s);
+    if (!s || pthread_setspecific(scratch_key, s) != 0) {
+      free(s);
+      return NULL;
+    }
+  }
+  if (bytes > s->size) {
+    free(s->buf);
+    s->size = (bytes + 4095) / 4096 * 4096;
+    s->buf = aligned_alloc(64, s->size);
+    if (!s->buf) s->size = 0;
+  }
+  return s->buf;
+}
 
 static int l3_ok(int dtype, rb_config cfg) {
   return (dtype == RB_F32 || dtype == RB_F64) && cfg.isa >= 0 && cfg.isa < CR_ISA_COUNT &&
@@ -73,7 +111,7 @@ static void l3_part(void *ctx, int part, int parts) {
     const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg.isa];                                        \
     rb_gemm_job_##SFX job = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs,           \
                              *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
-                             order, l3_mc, l3_nc, l3_kc};                                     \
+                             order, l3_mc, l3_nc, l3_kc ? l3_kc : 1024 / (int64_t)sizeof(TT)};                                     \
     int o = order == RB_PAIRWISE;                                                             \
     s.block = (int (*)(const void *, int64_t, int64_t, int64_t, int64_t))kt->block;            \
     s.job = &job;                                                                             \
