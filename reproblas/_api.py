@@ -119,6 +119,8 @@ def _scalar(alpha, dtype, routine, name="alpha"):
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise TypeError(f"reproblas.{routine}: {name} must be a Python float/int or a NumPy "
                         f"{dtype} scalar, got {type(alpha).__name__}")
+    if dtype == np.float64 and isinstance(alpha, float):
+        return np.array([alpha], dtype=dtype)  # exact, cannot overflow: skip errstate's cost
     with np.errstate(over="ignore"):
         a = np.array([alpha], dtype=dtype) if isinstance(alpha, float) else \
             np.array([float(alpha)], dtype=dtype)
