@@ -33,7 +33,7 @@ CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return (unsigned)_mm256_movemask_ps(_
  * group of 4 rows' columns 4L+e; permute2f128 joins the two groups' halves. */
 CR_FN void v32_transpose(v32 *r) {
   v32 s[2][4];
-  for (int g = 0; g < 2; ++g) {
+  _Pragma("GCC unroll 4") for (int g = 0; g < 2; ++g) {
     v32 t0 = _mm256_unpacklo_ps(r[4 * g], r[4 * g + 1]), t1 = _mm256_unpackhi_ps(r[4 * g], r[4 * g + 1]);
     v32 t2 = _mm256_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]), t3 = _mm256_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
     s[g][0] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
@@ -41,7 +41,7 @@ CR_FN void v32_transpose(v32 *r) {
     s[g][2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
     s[g][3] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
   }
-  for (int e = 0; e < 4; ++e) {
+  _Pragma("GCC unroll 4") for (int e = 0; e < 4; ++e) {
     r[e] = _mm256_permute2f128_ps(s[0][e], s[1][e], 0x20);
     r[4 + e] = _mm256_permute2f128_ps(s[0][e], s[1][e], 0x31);
   }

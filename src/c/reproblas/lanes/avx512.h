@@ -40,7 +40,7 @@ CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return (unsigned)_mm512_cmp_ps_mask(a
  * blocks of the 4 groups. */
 CR_FN void v32_transpose(v32 *r) {
   v32 s[4][4];
-  for (int g = 0; g < 4; ++g) {
+  _Pragma("GCC unroll 4") for (int g = 0; g < 4; ++g) {
     v32 t0 = _mm512_unpacklo_ps(r[4 * g], r[4 * g + 1]), t1 = _mm512_unpackhi_ps(r[4 * g], r[4 * g + 1]);
     v32 t2 = _mm512_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]), t3 = _mm512_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
     s[g][0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
@@ -48,7 +48,7 @@ CR_FN void v32_transpose(v32 *r) {
     s[g][2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
     s[g][3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
   }
-  for (int e = 0; e < 4; ++e)
+  _Pragma("GCC unroll 4") for (int e = 0; e < 4; ++e)
     RB_X4_BLOCKS(_mm512_shuffle_f32x4, s[0][e], s[1][e], s[2][e], s[3][e], r[e], r[4 + e], r[8 + e], r[12 + e]);
 }
 
@@ -71,11 +71,11 @@ CR_FN unsigned v64_eq_bits(v64 a, v64 b) { return (unsigned)_mm512_cmp_pd_mask(a
 /* 8 x 8: the unpacks give each row pair's columns 2L+e (e = 0, 1) per block. */
 CR_FN void v64_transpose(v64 *r) {
   v64 s[4][2];
-  for (int g = 0; g < 4; ++g) {
+  _Pragma("GCC unroll 4") for (int g = 0; g < 4; ++g) {
     s[g][0] = _mm512_unpacklo_pd(r[2 * g], r[2 * g + 1]);
     s[g][1] = _mm512_unpackhi_pd(r[2 * g], r[2 * g + 1]);
   }
-  for (int e = 0; e < 2; ++e)
+  _Pragma("GCC unroll 4") for (int e = 0; e < 2; ++e)
     RB_X4_BLOCKS(_mm512_shuffle_f64x2, s[0][e], s[1][e], s[2][e], s[3][e], r[e], r[2 + e], r[4 + e], r[6 + e]);
 }
 
