@@ -10,9 +10,12 @@
 #include "gemm_kernels.h"
 #include "thread.h"
 
-/* kc: the B micro-panel (kc x nr) stays in L1, the A block (mc x kc) in L2;
- * 0 = by dtype, 256 float64 / 512 float32 (the same bytes). */
-enum { RB_DEFAULT_MC = 144, RB_DEFAULT_NC = 1536, RB_DEFAULT_KC = 0 };
+/* kc: the B micro-panel (kc x nr) stays in L1, the A block (mc x kc, 1 MiB)
+ * in L2; kc 0 = by dtype, 256 float64 / 512 float32 (the same bytes). B is
+ * packed again for every mc rows, so mc is large. Each thread keeps an
+ * mc x nc workspace of partial sums (pairwise: one per pending level, with
+ * nc capped in gemm_engine.inc). */
+enum { RB_DEFAULT_MC = 512, RB_DEFAULT_NC = 2048, RB_DEFAULT_KC = 0 };
 #define RB_DEFAULT_MIN_WORK ((int64_t)1 << 20)
 
 static int64_t l3_mc = RB_DEFAULT_MC, l3_nc = RB_DEFAULT_NC, l3_kc = RB_DEFAULT_KC,
