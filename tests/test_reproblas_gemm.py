@@ -101,6 +101,23 @@ def test_gemv_matches_reference(order, dtype, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ORDERS)
+def test_gemv_row_major_edges(order, dtype, monkeypatch):
+    """Row-major op(A) (the unpacked, in-register transposing gemv path):
+    rows and k around W and 2W, x contiguous and strided."""
+    rng = np.random.default_rng([12, ORDERS.index(order), dtype(0).nbytes])
+    for m, k in [(1, 1), (7, 15), (8, 16), (15, 17), (16, 8), (17, 40), (31, 33), (33, 16),
+                 (47, 5)]:
+        a = data(rng, (m, k), dtype)
+        for x in (data(rng, k, dtype), layout(data(rng, k, dtype), "strided")):
+            want = ref.gemv(1.0, a, x, order=order)
+            for cfg in each_config(monkeypatch, tunings=TUNINGS[:2], threads=[1, 3]):
+                assert ref.same_bits(rb.gemv(1.0, a, x, order=order), want), (m, k, cfg)
+                assert ref.same_bits(rb.gemv(1.0, np.asfortranarray(a.T), x, trans=True,
+                                             order=order), want), (m, k, cfg)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_ger_matches_reference(dtype, monkeypatch):
     rng = np.random.default_rng([8, dtype(0).nbytes])
     for idx, (m, n) in enumerate([(0, 3), (3, 0), (1, 1), (7, 5), (33, 17), (5, 40)]):
