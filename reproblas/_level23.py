@@ -52,6 +52,12 @@ def _output(c, overwrite, name, routine, needs_old):
     return out
 
 
+def _unshared(out, *inputs):
+    """The inputs, each copied if it may share memory with out: every result
+    must use the old values (SPEC), but out is written block by block."""
+    return [x.copy() if x is not None and np.may_share_memory(x, out) else x for x in inputs]
+
+
 def _run_gemm(routine, order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
     """c <- alpha*op(a)op(b) [+ beta*c] through the core; c: the output array."""
     m, n = c.shape
@@ -103,6 +109,7 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
         if c.shape != (m, n):
             raise ValueError(f"reproblas.gemm: c has shape {c.shape}, expected {(m, n)}")
         out = _output(c, overwrite_c, "c", "gemm", be[0] != 0)
+        a, b = _unshared(out, a, b)
     _run_gemm("gemm", code, al, a, trans_a, b, trans_b, be, out, _api._isa(), _api._threads())
     if c is not None and overwrite_c and out is not c:
         c[...] = out
@@ -139,6 +146,7 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
         if y.shape != (m,):
             raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
         out = _output(y, overwrite_y, "y", "gemv", be[0] != 0)
+        a, x = _unshared(out, a, x)
     _run_gemm("gemv", code, al, a, trans, x[:, None], False, be, out[:, None], _api._isa(),
               _api._threads())
     if y is not None and overwrite_y and out is not y:
@@ -170,6 +178,7 @@ def ger(alpha, x, y, a=None, overwrite_a=False):
             raise ValueError(f"reproblas.ger: a has shape {a.shape}, expected (len(x), len(y)) "
                              f"= {shape}")
         out = _output(a, overwrite_a, "a", "ger", True)
+        x, y = _unshared(out, x, y)
     isa, threads = _api._isa(), _api._threads()
     work, (rs, cs) = _elements(out)
     _core.ger(al, _api._contiguous(x), _api._contiguous(y), work, rs, cs, isa, threads)

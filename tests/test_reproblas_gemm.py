@@ -164,6 +164,26 @@ def test_overwrite_c_in_place(dtype):
         assert ref.same_bits(y, want)
 
 
+def test_overwrite_with_overlapping_operands():
+    """c (or y, a) updated in place while it is also an input: the old values are used."""
+    rng = np.random.default_rng(13)
+    for n in (5, 40):
+        a = data(rng, (n, n), np.float64)
+        want = ref.gemm(1.0, a, a, 0.5, a)
+        got = a.copy()
+        assert rb.gemm(1.0, got, got, 0.5, got, overwrite_c=True) is got
+        assert ref.same_bits(got, want)
+        x = data(rng, n, np.float64)
+        want = ref.gemv(2.0, a, x, 1.0, x)
+        got = x.copy()
+        rb.gemv(2.0, a, got, 1.0, got, overwrite_y=True)
+        assert ref.same_bits(got, want)
+        m = a.copy()
+        want = ref.ger(1.5, m[0], m[:, 1], m)
+        rb.ger(1.5, m[0], m[:, 1], m, overwrite_a=True)
+        assert ref.same_bits(m, want)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
 def test_special_values(order, dtype, monkeypatch):

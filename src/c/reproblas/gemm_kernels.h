@@ -30,10 +30,10 @@
   } rb_gemm_job_##SFX;                                                                 \
   typedef struct {                                                                     \
     /* 0, or -1 when its buffers cannot be allocated. */                               \
-    int (*block)(const rb_gemm_job_##SFX *job, int64_t i0, int64_t i1, int64_t j0,     \
-                 int64_t j1);                                                          \
-    /* a[i*rs + j*cs] = fma(x_i, ay_j, a[...]) for i < m, j < n (x, ay contiguous). */ \
-    void (*ger)(int64_t m, int64_t n, const T *x, const T *ay, T *a, int64_t rs,        \
+    /* job: a rb_gemm_job_<SFX> */                                                    \
+    int (*block)(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1);      \
+    /* a[i*rs + j*cs] = fma(x_i, ay_j, a[...]) for i < m, j < n (x, ay contiguous T). */ \
+    void (*ger)(int64_t m, int64_t n, const void *x, const void *ay, void *a, int64_t rs, \
                 int64_t cs);                                                           \
     /* Tile shapes (rows x cols of C per micro-kernel call), by order: the driver   \
      * aligns its thread split on them (n == 1 uses the gemv tile, nr = 1). */       \

@@ -116,7 +116,7 @@ static void l3_part(void *ctx, int part, int parts) {
                              *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
                              order, l3_mc, l3_nc, l3_kc ? l3_kc : 1024 / (int64_t)sizeof(TT)};                                     \
     int o = order == RB_PAIRWISE;                                                             \
-    s.block = (int (*)(const void *, int64_t, int64_t, int64_t, int64_t))kt->block;            \
+    s.block = kt->block;                                                                      \
     s.job = &job;                                                                             \
     if (n == 1) {                                                                             \
       s.by_rows = 1, s.unit = kt->gemv_mr[o];                                                 \
@@ -198,13 +198,11 @@ int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha, co
   if (dtype == RB_F32) {
     float al = *(const float *)alpha;
     for (int64_t j = 0; j < n; ++j) ((float *)ay)[j] = al * ((const float *)y)[j];
-    g.ger = (void (*)(int64_t, int64_t, const void *, const void *, void *, int64_t,
-                      int64_t))l3_f32[cfg.isa]->ger;
+    g.ger = l3_f32[cfg.isa]->ger;
   } else {
     double al = *(const double *)alpha;
     for (int64_t j = 0; j < n; ++j) ((double *)ay)[j] = al * ((const double *)y)[j];
-    g.ger = (void (*)(int64_t, int64_t, const void *, const void *, void *, int64_t,
-                      int64_t))l3_f64[cfg.isa]->ger;
+    g.ger = l3_f64[cfg.isa]->ger;
   }
   rb_parallel(parts, ger_part, &g);
   cr_fenv_leave(saved);
