@@ -9,6 +9,7 @@ from . import _core
 
 ORDERS = {"sequential": _core.SEQUENTIAL, "pairwise": _core.PAIRWISE}
 _FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 # ---- environment knobs (SPEC §4), read at every call ----
@@ -119,8 +120,8 @@ def _scalar(alpha, dtype, routine, name="alpha"):
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise TypeError(f"reproblas.{routine}: {name} must be a Python float/int or a NumPy "
                         f"{dtype} scalar, got {type(alpha).__name__}")
-    if dtype == np.float64 and isinstance(alpha, float):
-        return np.array([alpha], dtype=dtype)  # exact, cannot overflow: skip errstate's cost
+    if isinstance(alpha, float) and (dtype == np.float64 or not abs(alpha) > _F32_MAX):
+        return np.array([alpha], dtype=dtype)  # cannot overflow: skip errstate's cost
     with np.errstate(over="ignore"):
         a = np.array([alpha], dtype=dtype) if isinstance(alpha, float) else \
             np.array([float(alpha)], dtype=dtype)
