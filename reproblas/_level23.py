@@ -61,7 +61,7 @@ def _unshared(out, *inputs):
     return [x.copy() if x is not None and np.may_share_memory(x, out) else x for x in inputs]
 
 
-def _run_gemm(routine, order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
+def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
     """c <- alpha*op(a)op(b) [+ beta*c] through the core; c: the output array."""
     m, n = c.shape
     a, (a_rs, a_cs) = _elements(a)
@@ -113,7 +113,7 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
             raise ValueError(f"reproblas.gemm: c has shape {c.shape}, expected {(m, n)}")
         out = _output(c, overwrite_c, "c", "gemm", be[0] != 0)
         a, b = _unshared(out, a, b)
-    _run_gemm("gemm", code, al, a, trans_a, b, trans_b, be, out, _api._isa(), _api._threads())
+    _run_gemm(code, al, a, trans_a, b, trans_b, be, out, _api._isa(), _api._threads())
     if c is not None and overwrite_c and out is not c:
         c[...] = out
         return c
@@ -150,7 +150,7 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
             raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
         out = _output(y, overwrite_y, "y", "gemv", be[0] != 0)
         a, x = _unshared(out, a, x)
-    _run_gemm("gemv", code, al, a, trans, x[:, None], False, be, out[:, None], _api._isa(),
+    _run_gemm(code, al, a, trans, x[:, None], False, be, out[:, None], _api._isa(),
               _api._threads())
     if y is not None and overwrite_y and out is not y:
         y[...] = out
@@ -224,7 +224,7 @@ def matmul(a, b, order="sequential"):
     one, zero = np.ones(1, a.dtype), np.zeros(1, a.dtype)
     isa, threads = _api._isa(), _api._threads()
     for idx in np.ndindex(*batch):
-        _run_gemm("matmul", code, one, ab[idx], False, bb[idx], False, zero, out[idx], isa,
+        _run_gemm(code, one, ab[idx], False, bb[idx], False, zero, out[idx], isa,
                   threads)
     if a.ndim == 1:
         out = out[..., 0, :]
