@@ -10,7 +10,8 @@ CPUs of this process), ``REPROBLAS_ISA`` (``scalar``, ``avx2``, ``avx512``).
 """
 from ._api import ORDERS, asum, axpy, dot, iamax, nrm2, scal, sum
 from ._core import best_isa, isa_names
+from ._level23 import gemm, gemv, ger, matmul
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names"]
+           "isa_names", "gemm", "gemv", "ger", "matmul"]
 __version__ = "0.1.0"

@@ -9,6 +9,7 @@ from . import _core
 
 ORDERS = {"sequential": _core.SEQUENTIAL, "pairwise": _core.PAIRWISE}
 _FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 # ---- environment knobs (SPEC §4), read at every call ----
@@ -104,26 +105,28 @@ def _contiguous(x):
     return np.require(x, requirements=["C", "A"])
 
 
-def _scalar(alpha, dtype, routine):
+def _scalar(alpha, dtype, routine, name="alpha"):
     """alpha as a 1-element array of dtype. Python int/float follow NumPy's rule
     for Python scalars (NEP 50): rounded to the array dtype; NumPy scalars
     must already have that dtype."""
     if isinstance(alpha, (np.generic, np.ndarray)):
         a = np.asarray(alpha)
         if a.ndim != 0:
-            raise ValueError(f"reproblas.{routine}: alpha must be a scalar, got shape {a.shape}")
+            raise ValueError(f"reproblas.{routine}: {name} must be a scalar, got shape {a.shape}")
         if a.dtype != dtype:
-            raise TypeError(f"reproblas.{routine}: alpha has dtype {a.dtype} but the arrays "
-                            f"are {dtype}; pass np.{dtype.name}(alpha) or a Python float")
+            raise TypeError(f"reproblas.{routine}: {name} has dtype {a.dtype} but the arrays "
+                            f"are {dtype}; pass np.{dtype.name}({name}) or a Python float")
         return a.reshape(1).copy()
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
-        raise TypeError(f"reproblas.{routine}: alpha must be a Python float/int or a NumPy "
+        raise TypeError(f"reproblas.{routine}: {name} must be a Python float/int or a NumPy "
                         f"{dtype} scalar, got {type(alpha).__name__}")
+    if isinstance(alpha, float) and (dtype == np.float64 or not abs(alpha) > _F32_MAX):
+        return np.array([alpha], dtype=dtype)  # cannot overflow: skip errstate's cost
     with np.errstate(over="ignore"):
         a = np.array([alpha], dtype=dtype) if isinstance(alpha, float) else \
             np.array([float(alpha)], dtype=dtype)
     if np.isinf(a[0]) and np.isfinite(float(alpha)):
-        raise OverflowError(f"reproblas.{routine}: alpha={alpha!r} overflows {dtype}")
+        raise OverflowError(f"reproblas.{routine}: {name}={alpha!r} overflows {dtype}")
     return a
 
 

@@ -188,3 +188,67 @@ def call_with_mxcsr(unsigned mxcsr, fn):
 def set_tuning(int64_t piece=0, int64_t min_per_thread=0):
     """Work-split knobs for tests (never change results); 0 restores defaults."""
     rb_set_tuning(piece, min_per_thread)
+
+
+# ---- level 2/3 (src/c/reproblas/level3.h) ----
+
+cdef extern from "level3.h":
+    int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k,
+                const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
+                int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs,
+                int64_t c_cs) nogil
+    int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha,
+               const void *x, const void *y, void *a, int64_t a_rs, int64_t a_cs) nogil
+    void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work)
+
+
+def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha, cnp.ndarray a,
+         int64_t a_rs, int64_t a_cs, cnp.ndarray b, int64_t b_rs, int64_t b_cs,
+         cnp.ndarray beta, cnp.ndarray c, int64_t c_rs, int64_t c_cs, int isa, int threads):
+    """c (m x n, element strides) <- alpha*S [+ beta*c]; op(A)_ik = a[i*a_rs + k*a_cs] etc.
+    alpha, beta: 1-element arrays of c's dtype."""
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(c)
+    cdef const void *pal = cnp.PyArray_DATA(alpha)
+    cdef const void *pbe = cnp.PyArray_DATA(beta)
+    cdef const void *pa = cnp.PyArray_DATA(a)
+    cdef const void *pb = cnp.PyArray_DATA(b)
+    cdef void *pc = cnp.PyArray_DATA(c)
+    cdef int rc
+    with nogil:
+        rc = rb_gemm(dtype, order, cfg, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc,
+                     c_rs, c_cs)
+    if rc == -2:
+        raise MemoryError("reproblas.gemm: out of memory for the packing buffers")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected gemm (isa={isa}, order={order})")
+
+
+def ger(cnp.ndarray alpha, cnp.ndarray x, cnp.ndarray y, cnp.ndarray a, int64_t a_rs,
+        int64_t a_cs, int isa, int threads):
+    """a (element strides) <- fma(x_i, alpha*y_j, a_ij); x, y contiguous."""
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(a)
+    cdef int64_t m = x.shape[0]
+    cdef int64_t n = y.shape[0]
+    cdef const void *pal = cnp.PyArray_DATA(alpha)
+    cdef const void *px = cnp.PyArray_DATA(x)
+    cdef const void *py = cnp.PyArray_DATA(y)
+    cdef void *pa = cnp.PyArray_DATA(a)
+    cdef int rc
+    with nogil:
+        rc = rb_ger(dtype, cfg, m, n, pal, px, py, pa, a_rs, a_cs)
+    if rc == -2:
+        raise MemoryError("reproblas.ger: out of memory")
+    if rc != 0:
+        raise RuntimeError("reproblas core rejected ger")
+
+
+def set_l3_tuning(int64_t mc=0, int64_t nc=0, int64_t kc=0, int64_t min_work=0):
+    """Level-2/3 block sizes and per-thread work for tests (never change results);
+    0 restores defaults."""
+    rb_l3_set_tuning(mc, nc, kc, min_work)

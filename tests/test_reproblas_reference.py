@@ -134,6 +134,52 @@ def scal(alpha, x):
         return np.array([dtype(alpha) * dtype(v) for v in x], dtype=x.dtype)
 
 
+def _scaled(s, alpha, beta, c_old, dtype):
+    """SPEC §2 scaling: alpha*S, or fma(beta, C_old, alpha*S) when beta != 0."""
+    v = dtype(alpha) * s
+    return v if dtype(beta) == 0 else fma(dtype(beta), dtype(c_old), v)
+
+
+def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, order="sequential"):
+    """C_ij of SPEC §3: the terms op(A)_ik*op(B)_kj over k, scaled as §2."""
+    dtype = a.dtype.type
+    A = a.T if trans_a else a
+    B = b.T if trans_b else b
+    m, n = A.shape[0], B.shape[1]
+    out = np.empty((m, n), dtype=a.dtype)
+    with np.errstate(all="ignore"):
+        for i in range(m):
+            row = [dtype(v) for v in A[i]]
+            for j in range(n):
+                s = _ordered_products(row, [dtype(v) for v in B[:, j]], order, dtype)
+                out[i, j] = _scaled(s, alpha, beta, None if c is None else c[i, j], dtype)
+    return out
+
+
+def gemv(alpha, a, x, beta=0.0, y=None, trans=False, order="sequential"):
+    """y_i of SPEC §3: the terms op(A)_ij*x_j over j, scaled as §2."""
+    dtype = a.dtype.type
+    A = a.T if trans else a
+    xs = [dtype(v) for v in x]
+    out = np.empty(A.shape[0], dtype=a.dtype)
+    with np.errstate(all="ignore"):
+        for i in range(A.shape[0]):
+            s = _ordered_products([dtype(v) for v in A[i]], xs, order, dtype)
+            out[i] = _scaled(s, alpha, beta, None if y is None else y[i], dtype)
+    return out
+
+
+def ger(alpha, x, y, a):
+    """A_ij <- fma(x_i, alpha*y_j, A_ij)."""
+    dtype = a.dtype.type
+    out = np.empty(a.shape, dtype=a.dtype)
+    with np.errstate(all="ignore"):
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                out[i, j] = fma(dtype(x[i]), dtype(alpha) * dtype(y[j]), dtype(a[i, j]))
+    return out
+
+
 def same_bits(a, b):
     """Bitwise equality of scalars or arrays; any NaN equals any NaN (SPEC §0)."""
     a, b = np.asarray(a), np.asarray(b)

@@ -16,5 +16,6 @@
 #define vfirst v32_first
 #define vnan_bits v32_nan_bits
 #define veq_bits v32_eq_bits
+#define vtranspose v32_transpose
 #define s_fma fmaf
 #define s_abs fabsf

@@ -16,5 +16,6 @@
 #define vfirst v64_first
 #define vnan_bits v64_nan_bits
 #define veq_bits v64_eq_bits
+#define vtranspose v64_transpose
 #define s_fma fma
 #define s_abs fabs

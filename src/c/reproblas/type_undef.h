@@ -15,5 +15,6 @@
 #undef vfirst
 #undef vnan_bits
 #undef veq_bits
+#undef vtranspose
 #undef s_fma
 #undef s_abs

@@ -29,6 +29,23 @@ CR_FN v32 v32_pairadd(v32 a, v32 b) {
 CR_FN float v32_first(v32 a) { return _mm256_cvtss_f32(a); }
 CR_FN unsigned v32_nan_bits(v32 a) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
 CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_EQ_OQ)); }
+/* r[i] lane j <-> r[j] lane i (8 x 8): unpacks per 128-bit half give each
+ * group of 4 rows' columns 4L+e; permute2f128 joins the two groups' halves. */
+CR_FN void v32_transpose(v32 *r) {
+  v32 s[2][4];
+  _Pragma("GCC unroll 4") for (int g = 0; g < 2; ++g) {
+    v32 t0 = _mm256_unpacklo_ps(r[4 * g], r[4 * g + 1]), t1 = _mm256_unpackhi_ps(r[4 * g], r[4 * g + 1]);
+    v32 t2 = _mm256_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]), t3 = _mm256_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
+    s[g][0] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    s[g][1] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    s[g][2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+    s[g][3] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+  }
+  _Pragma("GCC unroll 4") for (int e = 0; e < 4; ++e) {
+    r[e] = _mm256_permute2f128_ps(s[0][e], s[1][e], 0x20);
+    r[4 + e] = _mm256_permute2f128_ps(s[0][e], s[1][e], 0x31);
+  }
+}
 
 CR_FN v64 v64_load(const double *p) { return _mm256_loadu_pd(p); }
 CR_FN void v64_store(double *p, v64 a) { _mm256_storeu_pd(p, a); }
@@ -46,5 +63,14 @@ CR_FN v64 v64_pairadd(v64 a, v64 b) {
 CR_FN double v64_first(v64 a) { return _mm256_cvtsd_f64(a); }
 CR_FN unsigned v64_nan_bits(v64 a) { return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q)); }
 CR_FN unsigned v64_eq_bits(v64 a, v64 b) { return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_EQ_OQ)); }
+/* 4 x 4. */
+CR_FN void v64_transpose(v64 *r) {
+  v64 t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+  v64 t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
 
 #endif /* RB_LANES_AVX2_H */

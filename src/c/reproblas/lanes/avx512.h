@@ -28,6 +28,29 @@ CR_FN v32 v32_pairadd(v32 a, v32 b) {
 CR_FN float v32_first(v32 a) { return _mm512_cvtss_f32(a); }
 CR_FN unsigned v32_nan_bits(v32 a) { return (unsigned)_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
 CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return (unsigned)_mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+/* 4x4 transpose of 128-bit blocks: out[L] = (s0.L, s1.L, s2.L, s3.L). */
+#define RB_X4_BLOCKS(shuf, s0, s1, s2, s3, o0, o1, o2, o3) do {              \
+    __typeof__(s0) lo01 = shuf(s0, s1, 0x44), hi01 = shuf(s0, s1, 0xEE);    \
+    __typeof__(s0) lo23 = shuf(s2, s3, 0x44), hi23 = shuf(s2, s3, 0xEE);    \
+    o0 = shuf(lo01, lo23, 0x88), o1 = shuf(lo01, lo23, 0xDD);                \
+    o2 = shuf(hi01, hi23, 0x88), o3 = shuf(hi01, hi23, 0xDD);                \
+  } while (0)
+/* r[i] lane j <-> r[j] lane i (16 x 16). Per 128-bit block the unpacks give
+ * each group of 4 rows' columns 4L+e (e = 0..3); RB_X4_BLOCKS gathers the
+ * blocks of the 4 groups. */
+CR_FN void v32_transpose(v32 *r) {
+  v32 s[4][4];
+  _Pragma("GCC unroll 4") for (int g = 0; g < 4; ++g) {
+    v32 t0 = _mm512_unpacklo_ps(r[4 * g], r[4 * g + 1]), t1 = _mm512_unpackhi_ps(r[4 * g], r[4 * g + 1]);
+    v32 t2 = _mm512_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]), t3 = _mm512_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
+    s[g][0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+    s[g][1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+    s[g][2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+    s[g][3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+  }
+  _Pragma("GCC unroll 4") for (int e = 0; e < 4; ++e)
+    RB_X4_BLOCKS(_mm512_shuffle_f32x4, s[0][e], s[1][e], s[2][e], s[3][e], r[e], r[4 + e], r[8 + e], r[12 + e]);
+}
 
 CR_FN v64 v64_load(const double *p) { return _mm512_loadu_pd(p); }
 CR_FN void v64_store(double *p, v64 a) { _mm512_storeu_pd(p, a); }
@@ -45,5 +68,15 @@ CR_FN v64 v64_pairadd(v64 a, v64 b) {
 CR_FN double v64_first(v64 a) { return _mm512_cvtsd_f64(a); }
 CR_FN unsigned v64_nan_bits(v64 a) { return (unsigned)_mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q); }
 CR_FN unsigned v64_eq_bits(v64 a, v64 b) { return (unsigned)_mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+/* 8 x 8: the unpacks give each row pair's columns 2L+e (e = 0, 1) per block. */
+CR_FN void v64_transpose(v64 *r) {
+  v64 s[4][2];
+  _Pragma("GCC unroll 4") for (int g = 0; g < 4; ++g) {
+    s[g][0] = _mm512_unpacklo_pd(r[2 * g], r[2 * g + 1]);
+    s[g][1] = _mm512_unpackhi_pd(r[2 * g], r[2 * g + 1]);
+  }
+  _Pragma("GCC unroll 4") for (int e = 0; e < 2; ++e)
+    RB_X4_BLOCKS(_mm512_shuffle_f64x2, s[0][e], s[1][e], s[2][e], s[3][e], r[e], r[2 + e], r[4 + e], r[6 + e]);
+}
 
 #endif /* RB_LANES_AVX512_H */

@@ -1,0 +1,233 @@
+"""Public level-2/3 routines: gemm, gemv, ger, matmul (SPEC §3), NumPy arrays.
+
+Argument checks reuse the level-1 helpers of _api.py; the C core (level3.h)
+reads and writes matrices through element strides, so transposes, C/Fortran
+order and strided or negative-stride views are used as they are. Results
+never depend on the layout: each element's terms and their order are fixed.
+
+Outputs follow scipy.linalg.blas: a new array is returned unless
+overwrite_c / overwrite_y / overwrite_a is true, in which case that operand
+is updated in place (any layout) and returned.
+"""
+import numpy as np
+
+from . import _api, _core
+
+
+def _matrix(a, name, routine, ndim=2):
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"reproblas.{routine}: {name} must be a NumPy array of float32 or "
+                        f"float64, got {type(a).__name__} (use np.asarray({name}, "
+                        f"dtype=np.float64))")
+    if a.dtype not in _api._FLOAT_TYPES:
+        raise TypeError(f"reproblas.{routine}: {name} has dtype {a.dtype}; reproblas computes "
+                        f"in float32 or float64 only: convert it explicitly, e.g. "
+                        f"{name}.astype(np.float64)")
+    if a.ndim != ndim:
+        raise ValueError(f"reproblas.{routine}: {name} must be {ndim}-D, got shape {a.shape}")
+    return a
+
+
+def _elements(a):
+    """(array, element strides) of a 2-D array: a itself when its strides are
+    whole elements and it is aligned, else a C-ordered copy (same values, same
+    index order). Unrolled for speed: small calls are dominated by this layer."""
+    size = a.itemsize
+    (s0, s1), (n0, n1) = a.strides, a.shape
+    if a.flags.aligned and (n0 <= 1 or s0 % size == 0) and (n1 <= 1 or s1 % size == 0):
+        return a, (s0 // size if n0 > 1 else 0, s1 // size if n1 > 1 else 0)
+    a = np.ascontiguousarray(a)
+    return a, (a.strides[0] // size, a.strides[1] // size)
+
+
+def _output(c, overwrite, name, routine, needs_old):
+    """Where the core writes: c itself (overwrite), or a new C-ordered array."""
+    if overwrite:
+        if not c.flags.writeable:
+            raise ValueError(f"reproblas.{routine}: {name} is read-only but overwrite_{name}"
+                             f"=True asks to update it in place")
+        view = c[:, None] if c.ndim == 1 else c
+        work, _ = _elements(view)
+        return c if work is view else (work[:, 0] if c.ndim == 1 else work)
+    out = np.empty(c.shape, dtype=c.dtype)
+    if needs_old:
+        out[...] = c
+    return out
+
+
+def _unshared(out, *inputs):
+    """The inputs, each copied if it may share memory with out: every result
+    must use the old values (SPEC), but out is written block by block."""
+    return [x.copy() if x is not None and np.may_share_memory(x, out) else x for x in inputs]
+
+
+def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
+    """c <- alpha*op(a)op(b) [+ beta*c] through the core; c: the output array."""
+    m, n = c.shape
+    a, (a_rs, a_cs) = _elements(a)
+    b, (b_rs, b_cs) = _elements(b)
+    if trans_a:
+        a_rs, a_cs = a_cs, a_rs
+    if trans_b:
+        b_rs, b_cs = b_cs, b_rs
+    k = a.shape[0] if trans_a else a.shape[1]
+    work, (c_rs, c_cs) = _elements(c)
+    _core.gemm(order, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, work, c_rs, c_cs,
+               isa, threads)
+    if work is not c:
+        c[...] = work
+    return c
+
+
+def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_c=False,
+         order="sequential"):
+    """alpha * op(a) @ op(b) + beta * c with SPEC's fixed order over k.
+
+    C_ij = alpha*S_ij when beta == 0 (c is then never read: NaN in it has no
+    effect), else fma(beta, c_ij, alpha*S_ij). op(x) is x.T when trans_x.
+    Returns a new C-ordered array, or c itself, updated in place, when
+    overwrite_c is true.
+    """
+    _api._backend(a, b, c)
+    code = _api._order(order)
+    a = _matrix(a, "a", "gemm")
+    b = _matrix(b, "b", "gemm")
+    arrays = {"a": a, "b": b}
+    if c is not None:
+        arrays["c"] = _matrix(c, "c", "gemm")
+    _api._same_dtype("gemm", **arrays)
+    dtype = a.dtype
+    al = _api._scalar(alpha, dtype, "gemm")
+    be = _api._scalar(beta, dtype, "gemm", "beta")
+    m, ka = (a.shape[1], a.shape[0]) if trans_a else a.shape
+    kb, n = (b.shape[1], b.shape[0]) if trans_b else b.shape
+    if ka != kb:
+        raise ValueError(f"reproblas.gemm: op(a) is {m}x{ka} but op(b) is {kb}x{n}: the inner "
+                         f"dimensions differ (check trans_a/trans_b)")
+    if c is None:
+        if be[0] != 0:
+            raise ValueError("reproblas.gemm: beta != 0 needs c")
+        out = np.empty((m, n), dtype=dtype)
+    else:
+        if c.shape != (m, n):
+            raise ValueError(f"reproblas.gemm: c has shape {c.shape}, expected {(m, n)}")
+        out = _output(c, overwrite_c, "c", "gemm", be[0] != 0)
+        a, b = _unshared(out, a, b)
+    _run_gemm(code, al, a, trans_a, b, trans_b, be, out, _api._isa(), _api._threads())
+    if c is not None and overwrite_c and out is not c:
+        c[...] = out
+        return c
+    return out
+
+
+def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="sequential"):
+    """alpha * op(a) @ x + beta * y, terms op(a)_ij*x_j over j (SPEC §3).
+
+    Same conventions as gemm: y is never read when beta == 0; a new array is
+    returned unless overwrite_y is true.
+    """
+    _api._backend(a, x, y)
+    code = _api._order(order)
+    a = _matrix(a, "a", "gemv")
+    x = _matrix(x, "x", "gemv", ndim=1)
+    arrays = {"a": a, "x": x}
+    if y is not None:
+        arrays["y"] = _matrix(y, "y", "gemv", ndim=1)
+    _api._same_dtype("gemv", **arrays)
+    dtype = a.dtype
+    al = _api._scalar(alpha, dtype, "gemv")
+    be = _api._scalar(beta, dtype, "gemv", "beta")
+    m, k = (a.shape[1], a.shape[0]) if trans else a.shape
+    if x.shape[0] != k:
+        raise ValueError(f"reproblas.gemv: op(a) is {m}x{k} but x has {x.shape[0]} elements "
+                         f"(check trans)")
+    if y is None:
+        if be[0] != 0:
+            raise ValueError("reproblas.gemv: beta != 0 needs y")
+        out = np.empty(m, dtype=dtype)
+    else:
+        if y.shape != (m,):
+            raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
+        out = _output(y, overwrite_y, "y", "gemv", be[0] != 0)
+        a, x = _unshared(out, a, x)
+    _run_gemm(code, al, a, trans, x[:, None], False, be, out[:, None], _api._isa(),
+              _api._threads())
+    if y is not None and overwrite_y and out is not y:
+        y[...] = out
+        return y
+    return out
+
+
+def ger(alpha, x, y, a=None, overwrite_a=False):
+    """a_ij + alpha x_i y_j as fma(x_i, alpha*y_j, a_ij) (SPEC §3).
+
+    a=None means zeros (like scipy's ?ger). Returns a new array unless
+    overwrite_a is true (then a is updated in place and returned).
+    """
+    _api._backend(x, y, a)
+    x = _matrix(x, "x", "ger", ndim=1)
+    y = _matrix(y, "y", "ger", ndim=1)
+    arrays = {"x": x, "y": y}
+    if a is not None:
+        arrays["a"] = _matrix(a, "a", "ger")
+    _api._same_dtype("ger", **arrays)
+    dtype = x.dtype
+    al = _api._scalar(alpha, dtype, "ger")
+    shape = (x.shape[0], y.shape[0])
+    if a is None:
+        out = np.zeros(shape, dtype=dtype)
+    else:
+        if a.shape != shape:
+            raise ValueError(f"reproblas.ger: a has shape {a.shape}, expected (len(x), len(y)) "
+                             f"= {shape}")
+        out = _output(a, overwrite_a, "a", "ger", True)
+        x, y = _unshared(out, x, y)
+    isa, threads = _api._isa(), _api._threads()
+    work, (rs, cs) = _elements(out)
+    _core.ger(al, _api._contiguous(x), _api._contiguous(y), work, rs, cs, isa, threads)
+    if work is not out:
+        out[...] = work
+    if a is not None and overwrite_a and out is not a:
+        a[...] = out
+        return a
+    return out
+
+
+def matmul(a, b, order="sequential"):
+    """NumPy matmul (shapes, 1-D promotion, batch broadcasting) with SPEC's
+    fixed order over the contracted index: each element is S (alpha = 1,
+    beta = 0). Every batch entry is computed on its own, so a batch entry
+    equals the unbatched call."""
+    _api._backend(a, b)
+    code = _api._order(order)
+    for name, v in (("a", a), ("b", b)):
+        _matrix(v, name, "matmul", ndim=v.ndim if isinstance(v, np.ndarray) else 2)
+        if v.ndim == 0:
+            raise ValueError(f"reproblas.matmul: {name} is 0-d; matmul needs arrays of at "
+                             f"least 1 dimension (use * for scalars)")
+    _api._same_dtype("matmul", a=a, b=b)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    m, k = a2.shape[-2:]
+    k2, n = b2.shape[-2:]
+    if k != k2:
+        raise ValueError(f"reproblas.matmul: contracted dimensions differ: a has {k} columns "
+                         f"(shape {a.shape}) but b has {k2} rows (shape {b.shape})")
+    try:
+        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise ValueError(f"reproblas.matmul: batch dimensions of shapes {a.shape} and "
+                         f"{b.shape} do not broadcast") from None
+    out = np.empty(batch + (m, n), dtype=a.dtype)
+    ab = np.broadcast_to(a2, batch + (m, k))
+    bb = np.broadcast_to(b2, batch + (k, n))
+    one, zero = np.ones(1, a.dtype), np.zeros(1, a.dtype)
+    isa, threads = _api._isa(), _api._threads()
+    for idx in np.ndindex(*batch):
+        _run_gemm(code, one, ab[idx], False, bb[idx], False, zero, out[idx], isa,
+                  threads)
+    if a.ndim == 1:
+        out = out[..., 0, :]
+    if b.ndim == 1:
+        out = out[..., 0]
+    return out[()] if out.ndim == 0 else out

@@ -1,0 +1,211 @@
+/* Level-2/3 entry points: checks, floating-point environment, the thread
+ * split over output tiles, dispatch to the per-path engines (gemm_engine.inc). */
+#include "level3.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "../common/fp_env.h"
+#include "../common/isa.h"
+#include "gemm_kernels.h"
+#include "thread.h"
+
+/* kc: the B micro-panel (kc x nr) stays in L1, the A block (mc x kc, 1 MiB)
+ * in L2; kc 0 = by dtype, 256 float64 / 512 float32 (the same bytes). B is
+ * packed again for every mc rows, so mc is large. Each thread keeps an
+ * mc x nc workspace of partial sums (pairwise: one per pending level, with
+ * nc capped in gemm_engine.inc). */
+enum { RB_DEFAULT_MC = 512, RB_DEFAULT_NC = 2048, RB_DEFAULT_KC = 0 };
+#define RB_DEFAULT_MIN_WORK ((int64_t)1 << 20)
+
+static int64_t l3_mc = RB_DEFAULT_MC, l3_nc = RB_DEFAULT_NC, l3_kc = RB_DEFAULT_KC,
+               l3_min_work = RB_DEFAULT_MIN_WORK;
+
+void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work) {
+  l3_mc = mc >= 1 ? mc : RB_DEFAULT_MC;
+  l3_nc = nc >= 1 ? nc : RB_DEFAULT_NC;
+  l3_kc = kc >= 1 ? kc : RB_DEFAULT_KC;
+  l3_min_work = min_work >= 1 ? min_work : RB_DEFAULT_MIN_WORK;
+}
+
+#if defined(__x86_64__)
+#define RB_TABLES(sfx) {&rb_l3_##sfx##_scalar, &rb_l3_##sfx##_avx2, &rb_l3_##sfx##_avx512}
+#else
+#define RB_TABLES(sfx) {&rb_l3_##sfx##_scalar, NULL, NULL}
+#endif
+static const rb_l3_kernels_f32 *const l3_f32[CR_ISA_COUNT] = RB_TABLES(f32);
+static const rb_l3_kernels_f64 *const l3_f64[CR_ISA_COUNT] = RB_TABLES(f64);
+
+/* Per-thread scratch through a pthread key, so that the buffers of threads
+ * that end (rb_parallel's fallback threads) are freed. */
+typedef struct {
+  void *buf;
+  size_t size;
+} l3_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p) {
+  l3_scratch *s = p;
+  free(s->buf);
+  free(s);
+}
+static void scratch_init(void) { pthread_key_create(&scratch_key, scratch_free); }
+
+void *rb_l3_scratch(size_t bytes) {
+  pthread_once(&scratch_once, scratch_init);
+  l3_scratch *s = pthread_getspecific(scratch_key);
+  if (!s) {
+    s = calloc(1, sizeof *s);
+    if (!s || pthread_setspecific(scratch_key, s) != 0) {
+      free(s);
+      return NULL;
+    }
+  }
+  if (bytes > s->size) {
+    free(s->buf);
+    s->size = (bytes + 4095) / 4096 * 4096;
+    s->buf = aligned_alloc(64, s->size);
+    if (!s->buf) s->size = 0;
+  }
+  return s->buf;
+}
+
+static int l3_ok(int dtype, rb_config cfg) {
+  return (dtype == RB_F32 || dtype == RB_F64) && cfg.isa >= 0 && cfg.isa < CR_ISA_COUNT &&
+         (dtype == RB_F32 ? l3_f32[cfg.isa] != NULL : l3_f64[cfg.isa] != NULL) &&
+         cr_isa_supported(cfg.isa);
+}
+
+/* Threads worth starting for `work` multiply-adds over `units` split units. */
+static int l3_parts(int threads, int64_t work, int64_t units) {
+  int64_t parts = work / l3_min_work;
+  if (parts > threads) parts = threads;
+  if (parts > units) parts = units;
+  if (parts > 256) parts = 256; /* l3_split.status, rb_parallel's limit */
+  return parts < 1 ? 1 : (int)parts;
+}
+
+/* A part owns the rows (or columns) of whole split units [u0, u1): its
+ * rectangle of C is computed start to finish by one thread. */
+typedef struct {
+  int (*block)(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
+  const void *job;
+  int64_t m, n, unit, units;
+  int by_rows;
+  int status[256];
+} l3_split;
+
+static void l3_part(void *ctx, int part, int parts) {
+  l3_split *s = ctx;
+  int64_t u0 = s->units * part / parts, u1 = s->units * (part + 1) / parts;
+  int64_t lo = u0 * s->unit, hi = u1 * s->unit;
+  int64_t lim = s->by_rows ? s->m : s->n;
+  if (hi > lim) hi = lim;
+  if (lo >= hi) {
+    s->status[part] = 0;
+    return;
+  }
+  s->status[part] = s->by_rows ? s->block(s->job, lo, hi, 0, s->n) : s->block(s->job, 0, s->m, lo, hi);
+}
+
+#define RB_GEMM_RUN(SFX, TT)                                                                  \
+  do {                                                                                        \
+    const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg.isa];                                        \
+    rb_gemm_job_##SFX job = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs,           \
+                             *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
+                             order, l3_mc, l3_nc, l3_kc ? l3_kc : 1024 / (int64_t)sizeof(TT)};                                     \
+    int o = order == RB_PAIRWISE;                                                             \
+    s.block = kt->block;                                                                      \
+    s.job = &job;                                                                             \
+    if (n == 1) {                                                                             \
+      s.by_rows = 1, s.unit = kt->gemv_mr[o];                                                 \
+    } else if ((n + kt->nr[o] - 1) / kt->nr[o] >= threads || n >= m) {                       \
+      s.by_rows = 0, s.unit = kt->nr[o];                                                      \
+    } else {                                                                                  \
+      s.by_rows = 1, s.unit = kt->mr[o];                                                      \
+    }                                                                                         \
+    s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
+    parts = l3_parts(threads, m * n * (k > 0 ? k : 1), s.units);                               \
+    rb_parallel(parts, l3_part, &s);                                                          \
+  } while (0)
+
+int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k,
+            const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
+            int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
+  if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0 ||
+      k < 0)
+    return -1;
+  if (m == 0 || n == 0) return 0;
+  if (m == 1 && n > 1) {
+    /* A row times a matrix: compute C^T = op(B)^T op(A)^T, one column, with
+     * the gemv tiles. Each element has the same terms in the same order
+     * (a*b and b*a are the same product), so the bits are the same. */
+    const void *t = a;
+    int64_t t_rs = a_rs, t_cs = a_cs;
+    a = b, a_rs = b_cs, a_cs = b_rs;
+    b = t, b_rs = t_cs, b_cs = t_rs;
+    t_rs = c_rs, c_rs = c_cs, c_cs = t_rs;
+    m = n, n = 1;
+  }
+  int threads = cfg.threads < 1 ? 1 : cfg.threads, parts;
+  l3_split s;
+  s.m = m, s.n = n;
+  cr_fenv_t saved = cr_fenv_enter();
+  if (dtype == RB_F32)
+    RB_GEMM_RUN(f32, float);
+  else
+    RB_GEMM_RUN(f64, double);
+  cr_fenv_leave(saved);
+  for (int p = 0; p < parts; ++p)
+    if (s.status[p] != 0) return -2;
+  return 0;
+}
+
+/* ---- ger ---- */
+
+typedef struct {
+  void (*ger)(int64_t m, int64_t n, const void *x, const void *ay, void *a, int64_t rs,
+              int64_t cs);
+  int64_t m, n, rs, cs, size;
+  const char *x, *ay;
+  char *a;
+  int by_rows;
+} ger_split;
+
+static void ger_part(void *ctx, int part, int parts) {
+  const ger_split *g = ctx;
+  int64_t len = g->by_rows ? g->m : g->n, lo = len * part / parts, hi = len * (part + 1) / parts;
+  if (g->by_rows)
+    g->ger(hi - lo, g->n, g->x + lo * g->size, g->ay, g->a + lo * g->rs * g->size, g->rs, g->cs);
+  else
+    g->ger(g->m, hi - lo, g->x, g->ay + lo * g->size, g->a + lo * g->cs * g->size, g->rs, g->cs);
+}
+
+int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha, const void *x,
+           const void *y, void *a, int64_t a_rs, int64_t a_cs) {
+  if (!l3_ok(dtype, cfg) || m < 0 || n < 0) return -1;
+  if (m == 0 || n == 0) return 0;
+  const int64_t size = dtype == RB_F32 ? 4 : 8;
+  void *ay = malloc((size_t)(n * size));
+  if (!ay) return -2;
+  int threads = cfg.threads < 1 ? 1 : cfg.threads;
+  /* split along the strided index, so each thread's writes are contiguous runs */
+  int by_rows = a_cs == 1 || a_rs != 1;
+  int parts = l3_parts(threads, m * n * 8, by_rows ? m : n);
+  ger_split g = {NULL, m, n, a_rs, a_cs, size, x, ay, a, by_rows};
+  cr_fenv_t saved = cr_fenv_enter();
+  if (dtype == RB_F32) {
+    float al = *(const float *)alpha;
+    for (int64_t j = 0; j < n; ++j) ((float *)ay)[j] = al * ((const float *)y)[j];
+    g.ger = l3_f32[cfg.isa]->ger;
+  } else {
+    double al = *(const double *)alpha;
+    for (int64_t j = 0; j < n; ++j) ((double *)ay)[j] = al * ((const double *)y)[j];
+    g.ger = l3_f64[cfg.isa]->ger;
+  }
+  rb_parallel(parts, ger_part, &g);
+  cr_fenv_leave(saved);
+  free(ay);
+  return 0;
+}

@@ -1,0 +1,31 @@
+/* reproblas level-2/3 C API: gemm (gemv is gemm with n = 1) and ger.
+ *
+ * Matrices are addressed through element strides, op(A)_ik = a[i*a_rs + k*a_cs]
+ * (negative strides allowed; a points at element (0, 0)), so transposes and
+ * memory orders need no copy. alpha/beta point to a float or a double (by
+ * dtype). Results follow SPEC §2-§3 bit for bit on every path and thread count.
+ * Return 0, -1 for a bad dtype/order/isa/size, -2 when memory runs out.
+ */
+#ifndef RB_LEVEL3_H
+#define RB_LEVEL3_H
+
+#include <stdint.h>
+
+#include "level1.h"
+
+/* C = alpha*S (beta == 0: C is not read) or fma(beta, C, alpha*S), S_ij the
+ * ordered sum over k of op(A)_ik * op(B)_kj. */
+int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k,
+            const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
+            int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs);
+
+/* a_ij = fma(x_i, alpha*y_j, a_ij); x and y contiguous. */
+int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha, const void *x,
+           const void *y, void *a, int64_t a_rs, int64_t a_cs);
+
+/* Block sizes and the work (multiply-adds) below which a call uses fewer
+ * threads; tests use small blocks to put block edges inside small matrices.
+ * Values < 1 restore the defaults. They never change results. Not thread-safe. */
+void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work);
+
+#endif /* RB_LEVEL3_H */

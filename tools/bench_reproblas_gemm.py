@@ -1,0 +1,93 @@
+"""Speed of reproblas gemm / gemv against NumPy (OpenBLAS), measured in one run.
+
+For each size n (square n x n matrices), dtype, thread count and routine, the
+reproblas call (each order) and NumPy's counterpart (a @ b, a @ x) are timed
+alternately, R rounds each, and the best time of each is kept: on a shared
+machine interleaving keeps both sides under the same load. Prints GFLOP/s
+(2 n^3 or 2 n^2 flops) and the ratio reproblas GFLOP/s / OpenBLAS GFLOP/s
+(1.0 = as fast; above 1 faster). Threads: REPROBLAS_NUM_THREADS for
+reproblas, threadpoolctl for OpenBLAS.
+
+    PYTHONPATH=. python tools/bench_reproblas_gemm.py [--sizes 256 512 1024 2048]
+        [--threads 1 2] [--repeat 5] [--routines gemm gemv] [--orders sequential pairwise]
+"""
+import argparse
+import os
+import time
+
+import numpy as np
+
+import reproblas as rb
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def interleaved_best(fns, repeat, budget):
+    """Best time of each function, calling them in turn `repeat` times (fewer
+    rounds once `budget` seconds have been spent)."""
+    best = [float("inf")] * len(fns)
+    start = time.perf_counter()
+    for r in range(repeat):
+        for i, f in enumerate(fns):
+            best[i] = min(best[i], timed(f))
+        if r >= 1 and time.perf_counter() - start > budget:
+            break
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--budget", type=float, default=20.0, help="seconds per row, soft")
+    ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
+    ap.add_argument("--routines", nargs="+", default=["gemm", "gemv"])
+    ap.add_argument("--orders", nargs="+", default=["sequential", "pairwise"])
+    args = ap.parse_args()
+    try:
+        from threadpoolctl import threadpool_info, threadpool_limits
+    except ImportError:
+        threadpool_limits, threadpool_info = None, lambda: []
+    blas = [(i.get("internal_api"), i.get("architecture")) for i in threadpool_info()]
+    print(f"REPROBLAS_ISA={os.environ.get('REPROBLAS_ISA', '') or rb.best_isa()}; "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}; BLAS: {blas}")
+    print(f"{'routine':7} {'dtype':8} {'n':>5} {'thr':>3} {'order':10} {'GFLOP/s':>8} "
+          f"{'OpenBLAS':>8} {'ratio':>6}", flush=True)
+    rng = np.random.default_rng(0)
+    for routine in args.routines:
+        for dtype in args.dtypes:
+            for n in args.sizes:
+                a = rng.standard_normal((n, n)).astype(dtype)
+                b = rng.standard_normal((n, n)).astype(dtype)
+                x = b[:, 0].copy()
+                if routine == "gemm":
+                    flops = 2.0 * n ** 3
+                    base = lambda: a @ b
+                    ours = {o: (lambda o=o: rb.gemm(1.0, a, b, order=o)) for o in args.orders}
+                else:
+                    flops = 2.0 * n * n
+                    base = lambda: a @ x
+                    ours = {o: (lambda o=o: rb.gemv(1.0, a, x, order=o)) for o in args.orders}
+                for threads in args.threads:
+                    os.environ["REPROBLAS_NUM_THREADS"] = str(threads)
+                    limit = threadpool_limits(threads) if threadpool_limits else None
+                    try:
+                        fns = [base] + list(ours.values())
+                        repeat = args.repeat if routine == "gemm" else args.repeat * 20
+                        best = interleaved_best(fns, repeat, args.budget)
+                    finally:
+                        if limit is not None:
+                            limit.unregister()
+                    for order, t in zip(ours, best[1:]):
+                        print(f"{routine:7} {dtype:8} {n:5d} {threads:3d} {order:10} "
+                              f"{flops / t / 1e9:8.2f} {flops / best[0] / 1e9:8.2f} "
+                              f"{best[0] / t:6.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
