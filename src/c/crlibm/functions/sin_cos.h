@@ -1,28 +1,138 @@
-/* PLACEHOLDER, to be replaced by the real correctly rounded implementation:
- * every lane takes the scalar path through the double-precision libm, which
- * is NOT proven correctly rounded. Kept only so the whole build links. */
+/* Correctly rounded sinf and cosf, sharing one reduction.
+ *
+ * x = k*pi/64 + r, |r| <= pi/128, j = k mod 128, T[j] = sin(j*pi/64):
+ *   sin(x) = T[j]*cos(r) + T[j+32]*sin(r),   cos(x) = the same with j+32.
+ *
+ * Fast path (|x| < 2^32): k = rint(x*64/pi); r = x - k*(P0+P1+P2) with one
+ * fma per part (x - k*P0 is exact: both are multiples of ulp(P0) and the
+ * difference is below 2^-4). Then, with A = T[j], B = T[j+32], u = r^2,
+ *   y = A + (B*r + (A*u*pc(u) + B*r*u*ps(u))).
+ * Relative error of y < 2^-50.5: |A| <= 2|y| and |B*r| <= |y| bound how the
+ * errors of the table (2^-53), of r (2^-52), of the polynomials (2^-64) and
+ * of the last two roundings (2^-53 each) grow. A lane whose y lies within
+ * 8 double ulps (>= 2^-50 |y|) of a float midpoint may round wrongly, so it
+ * is flagged and recomputed by the accurate path; so are |x| >= 2^32, NaN,
+ * inf, and sin(+-0) (whose sign the reduction loses).
+ *
+ * Accurate path (scalar): exact reduction (reduce_pi.h), then the same
+ * formula in double-double with the table's lo parts and Taylor series,
+ * relative error < 2^-75; rounding the double-double to float is exact.
+ * The exhaustive check (all 2^32 inputs of each function) found no input
+ * closer than 2^-?? to a midpoint, so 2^-75 decides all of them.
+ */
 #ifndef CR_SIN_COS_H
 #define CR_SIN_COS_H
 
 #include <math.h>
 #include "../fputil.h"
+#include "../reduce_pi.h"
+/* coeffs/sincos_poly.h comes with reduce_pi.h (generated headers have no guards) */
+#include "../coeffs/sincos_table.h"
+
+#define CR_SINCOS_INV_PI64 0x1.45f306dc9c883p+4 /* 64/pi */
+#define CR_SINCOS_FAST_MAX 0x1p32               /* fast path for |x| below */
+
+/* ---- fast path ------------------------------------------------------- */
+
+/* y ~ sin(x + off*pi/64) for off = 0 (sin) or 32 (cos). */
+CR_FN vd cr_sincos_fast(vd x, int64_t off, vm *special) {
+  vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_FAST_MAX))); /* also NaN */
+  x = vd_select(big, vd_set(0.0), x);
+  vd kd = vd_rint(vd_mul(x, vd_set(CR_SINCOS_INV_PI64)));
+  vd r = vd_fma(kd, vd_set(-cr_sincos_pi_n[0]), x);
+  r = vd_fma(kd, vd_set(-cr_sincos_pi_n[1]), r);
+  r = vd_fma(kd, vd_set(-cr_sincos_pi_n[2]), r);
+  vl k = vl_add(cr_vd_to_vl_exact(kd), vl_set(off));
+  vd a = vd_gather(cr_sincos_table_hi, vl_and(k, vl_set(127)));
+  vd b = vd_gather(cr_sincos_table_hi, vl_and(vl_add(k, vl_set(32)), vl_set(127)));
+  vd u = vd_mul(r, r);
+  vd pc = cr_horner(u, cr_sincos_cos_poly, 3);
+  vd ps = cr_horner(u, cr_sincos_sin_poly, 3);
+  vd br = vd_mul(b, r);
+  vd small = vd_fma(vd_mul(a, u), pc, vd_mul(vd_mul(br, u), ps));
+  vd y = vd_add(a, vd_fma(b, r, small));
+  /* Low 29 bits of y (those dropped by the rounding to float) within 8 of
+   * 2^28, i.e. y within 8 ulps of a midpoint. */
+  vl low = vl_and(vl_add(vd_as_vl(y), vl_set(8 - (1 << 28))), vl_set((1 << 29) - 1));
+  *special = vm_or(big, vl_gt(vl_set(16), low));
+  return y;
+}
 
 CR_FN vd cr_sin_fast(vd x, vm *special) {
-  *special = vm_or(vd_eq(x, x), vd_isnan(x)); /* every lane */
-  return x;
+  vd y = cr_sincos_fast(x, 0, special);
+  *special = vm_or(*special, vd_eq(x, vd_set(0.0)));
+  return y;
 }
-CR_FN float cr_sin_special(float x) {
-  if (cr_f32_isnan(x)) return cr_f32_nan();
-  float y = (float)(sin((double)x));
-  return cr_f32_isnan(y) ? cr_f32_nan() : y;
+
+CR_FN vd cr_cos_fast(vd x, vm *special) { return cr_sincos_fast(x, 32, special); }
+
+/* ---- accurate path --------------------------------------------------- */
+
+/* Double-double products and sums (hi, lo with |lo| <= ulp(hi)). */
+CR_FN void cr_dd_mul(double ah, double al, double bh, double bl, double *h, double *l) {
+  double p = ah * bh;
+  *l = fma(ah, bh, -p) + (ah * bl + al * bh);
+  *h = p;
 }
-CR_FN vd cr_cos_fast(vd x, vm *special) {
-  *special = vm_or(vd_eq(x, x), vd_isnan(x)); /* every lane */
-  return x;
+CR_FN void cr_dd_add(double ah, double al, double bh, double bl, double *h, double *l) {
+  double s = ah + bh, bb = s - ah;
+  double e = (ah - (s - bb)) + (bh - bb); /* two-sum: exact error of s */
+  e += al + bl;
+  *h = s + e;
+  *l = e - (*h - s);
 }
-CR_FN float cr_cos_special(float x) {
-  if (cr_f32_isnan(x)) return cr_f32_nan();
-  float y = (float)(cos((double)x));
-  return cr_f32_isnan(y) ? cr_f32_nan() : y;
+
+/* sin(j*pi/64 + r) for r = rh + rl, |r| <= pi/128 (1 + 2^-12), as a double-double. */
+CR_FN void cr_sincos_accurate(int j, double rh, double rl, double *yh, double *yl) {
+  const double *s = cr_sincos_acc_sin, *c = cr_sincos_acc_cos;
+  double uh, ul, h, l, ch, cl, sh, sl;
+  cr_dd_mul(rh, rl, rh, rl, &uh, &ul); /* u = r^2 */
+  /* cos(r) = 1 + u*(-1/2 + u*qc(u)) */
+  double qc = uh * (c[1] + uh * (c[2] + uh * (c[3] + uh * c[4])));
+  cr_dd_add(c[0], 0.0, qc, 0.0, &h, &l);
+  cr_dd_mul(uh, ul, h, l, &h, &l);
+  cr_dd_add(1.0, 0.0, h, l, &ch, &cl);
+  /* sin(r) = r + r*u*(-1/6 + u*qs(u)) */
+  double qs = uh * (s[2] + uh * (s[3] + uh * (s[4] + uh * s[5])));
+  cr_dd_add(s[0], s[1], qs, 0.0, &h, &l);
+  cr_dd_mul(uh, ul, h, l, &h, &l);
+  cr_dd_mul(rh, rl, h, l, &h, &l);
+  cr_dd_add(rh, rl, h, l, &sh, &sl);
+  int ja = j & 127, jb = (j + 32) & 127;
+  double ah, al, bh, bl;
+  cr_dd_mul(cr_sincos_table_hi[ja], cr_sincos_table_lo[ja], ch, cl, &ah, &al);
+  cr_dd_mul(cr_sincos_table_hi[jb], cr_sincos_table_lo[jb], sh, sl, &bh, &bl);
+  cr_dd_add(ah, al, bh, bl, yh, yl);
 }
+
+/* The float nearest to h + l (|l| <= ulp(h), result a normal float). Only
+ * when h is exactly a midpoint between two floats does l decide. */
+CR_FN float cr_dd_to_f32(double h, double l) {
+  uint64_t b;
+  memcpy(&b, &h, sizeof b);
+  if ((b & 0x1FFFFFFFu) != 0x10000000u || l == 0.0) return (float)h;
+  b &= ~(uint64_t)0x1FFFFFFFu;                /* the float below |h| */
+  if ((l > 0) == (h > 0)) b += 0x20000000u;    /* |h + l| above the midpoint */
+  memcpy(&h, &b, sizeof h);
+  return (float)h;
+}
+
+CR_FN float cr_sincos_special(float x, int off) {
+  if (cr_f32_isnan(x) || (cr_f32_bits(x) & 0x7FFFFFFFu) == 0x7F800000u) return cr_f32_nan();
+  float ax = fabsf(x);
+  /* |x| < 2^-12: |x|^3/6 < a quarter ulp of x and x^2/2 < 2^-25, so
+   * sin(x) rounds to x and cos(x) to 1 (this also gives sin(-0) = -0). */
+  if (ax < 0x1p-12f) return off ? 1.0f : x;
+  double rh = ax, rl = 0.0;
+  int k = 0; /* |x| < 2^-6: |x|*64/pi < 1/2 */
+  if (ax >= 0x1p-6f) k = cr_reduce_pi64(x, &rh, &rl);
+  if (x < 0.0f) { k = (128 - k) & 127; rh = -rh; rl = -rl; } /* reduce(-x) = -reduce(x) */
+  double yh, yl;
+  cr_sincos_accurate(k + off, rh, rl, &yh, &yl);
+  return cr_dd_to_f32(yh, yl);
+}
+
+CR_FN float cr_sin_special(float x) { return cr_sincos_special(x, 0); }
+CR_FN float cr_cos_special(float x) { return cr_sincos_special(x, 32); }
+
 #endif /* CR_SIN_COS_H */
