@@ -1,11 +1,13 @@
 """Generate the coefficient headers of sinf/cosf (src/c/crlibm/coeffs/sincos_*.h).
 
-Both functions share one reduction: x = k*pi/64 + r, |r| <= pi/128, and
-  sin(x) = sin(j*pi/64)*cos(r) + cos(j*pi/64)*sin(r),  j = k mod 128
-(cos uses j + 32). This script writes
-  sincos_table.h  sin(j*pi/64), j = 0..127, as double-doubles (hi, lo),
+Both paths reduce x = k*pi/N + r, |r| <= pi/(2N), and use
+  sin(x) = sin(j*pi/N)*cos(r) + cos(j*pi/N)*sin(r),  j = k mod 2N
+(cos uses j + N/2): the fast path with N = 8 (a 16-entry table, one register
+permute), the accurate path with N = 64 (short Taylor series). This script writes
+  sincos_table.h  sin(j*pi/8), j = 0..15 (fast path), and sin(j*pi/64),
+                  j = 0..127, as double-doubles (hi, lo) (accurate path),
   sincos_poly.h   minimax cos(r) - 1 and sin(r)/r - 1 in r^2 for the fast path,
-                  the split of pi/64 used by both reductions,
+                  the split of pi/64 used by both reductions (pi/8 = 8*pi/64),
                   Taylor coefficients of the accurate (double-double) path,
   sincos_invpi.h  the bits of 1/pi as 32-bit limbs, for the exact reduction
                   of huge arguments.
@@ -25,10 +27,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import core  # noqa: E402
 
 COMMAND = "python tools/polygen/sincos.py"
-N = 64                      # table step pi/N
+N = 64                      # table step pi/N of the accurate path
+N_FAST = 8                  # table step pi/N_FAST of the fast path
 PREC = 400                  # working precision (bits) of the reference values
-R_MAX = math.pi / (2 * N) * (1 + 2.0 ** -12)  # |r| bound, with slack for rint(x*N/pi)
-DEGREE = 3                  # coefficients per polynomial (in u = r^2)
+R_MAX = math.pi / (2 * N_FAST) * (1 + 2.0 ** -12)  # |r| bound, with slack for rint(x*N/pi)
+DEGREE = 4                  # coefficients per polynomial (in u = r^2)
 INVPI_LIMBS = 14            # 64 zero bits of padding + 384 bits of 1/pi
 
 
@@ -46,19 +49,19 @@ def split(v, parts):
     return out
 
 
-def sin_table():
-    """(hi, lo) of sin(j*pi/N); exact 0 and +-1 where j is a multiple of N/2."""
+def sin_table(n):
+    """(hi, lo) of sin(j*pi/n); exact 0 and +-1 where j is a multiple of n/2."""
     his, los, comments = [], [], []
     pi = gmpy2.const_pi()
-    for j in range(2 * N):
-        if j % (N // 2) == 0:
-            v = [0.0, 1.0, 0.0, -1.0][j // (N // 2)]
+    for j in range(2 * n):
+        if j % (n // 2) == 0:
+            v = [0.0, 1.0, 0.0, -1.0][j // (n // 2)]
             hi, lo = v, 0.0
         else:
-            hi, lo = split(gmpy2.sin(pi * j / N), 2)
+            hi, lo = split(gmpy2.sin(pi * j / n), 2)
         his.append(hi)
         los.append(lo)
-        comments.append(f"sin({j}*pi/{N})")
+        comments.append(f"sin({j}*pi/{n})")
     return his, los, comments
 
 
@@ -69,8 +72,8 @@ def fit(func, name):
     r = np.array([R_MAX * (1 + math.cos(math.pi * (i + 0.5) / n)) / 2 for i in range(n)])
     f = [func(mp(float(x))) for x in r]
     exps = [2 * i + 2 for i in range(DEGREE)]
-    taylor = {"cos": [-1 / 2, 1 / 24, -1 / 720, 1 / 40320],
-              "sin": [-1 / 6, 1 / 120, -1 / 5040, 1 / 362880]}[name][:DEGREE]
+    taylor = [(-1) ** (i + 1) / math.factorial(2 * i + (2 if name == "cos" else 3))
+              for i in range(DEGREE)]
     coeffs, err = core.fit_minimax(r, f, exps, base=taylor, relative=False)
     # Check the double coefficients on a finer grid than the fit.
     worst = 0.0
@@ -102,13 +105,16 @@ def write_invpi():
 
 def main():
     gmpy2.get_context().precision = PREC
-    his, los, comments = sin_table()
+    fast, _, fast_comments = sin_table(N_FAST)
+    his, los, comments = sin_table(N)
     core.write_header(
         "sincos_table.h",
-        f"sin(j*pi/{N}) for j = 0..{2 * N - 1} as double-doubles: hi is the nearest\n"
+        f"sin(j*pi/{N_FAST}) for j = 0..{2 * N_FAST - 1} (fast path), and sin(j*pi/{N}) for\n"
+        f"j = 0..{2 * N - 1} as double-doubles (accurate path): hi is the nearest\n"
         "double, lo the nearest double to the rest (0 where hi is exact).",
         COMMAND,
-        [core.Table("cr_sincos_table_hi", his, comments),
+        [core.Table("cr_sincos_fast_table", fast, fast_comments),
+         core.Table("cr_sincos_table_hi", his, comments),
          core.Table("cr_sincos_table_lo", los, [c + " - hi" for c in comments])])
 
     cos_c, cos_err = fit(lambda r: gmpy2.cos(r) - 1, "cos")
@@ -118,16 +124,16 @@ def main():
     s3_hi, s3_lo = split(-mp(1) / 6, 2)
     core.write_header(
         "sincos_poly.h",
-        f"Fast path, |r| <= {R_MAX:.6g} (pi/{2 * N} plus slack), u = r^2:\n"
-        f"  cos(r) - 1 ~ u*(c0 + c1*u + c2*u^2), max abs error {cos_err:.3g}\n"
-        f"  sin(r)/r - 1 ~ u*(s0 + s1*u + s2*u^2), max abs error {sin_err:.3g}\n"
+        f"Fast path, |r| <= {R_MAX:.6g} (pi/{2 * N_FAST} plus slack), u = r^2:\n"
+        f"  cos(r) - 1 ~ u*(c0 + c1*u + c2*u^2 + c3*u^3), max abs error {cos_err:.3g}\n"
+        f"  sin(r)/r - 1 ~ u*(s0 + s1*u + s2*u^2 + s3*u^3), max abs error {sin_err:.3g}\n"
         "(minimax fits of the absolute error, which becomes the relative error of\n"
         "the result up to a factor 2, see functions/sin_cos.h).\n"
         f"Also: pi/{N} split into three doubles, and Taylor coefficients of the\n"
         "accurate double-double path.",
         COMMAND,
-        [core.Table("cr_sincos_cos_poly", cos_c, ["~ -1/2", "~ 1/24", "~ -1/720"]),
-         core.Table("cr_sincos_sin_poly", sin_c, ["~ -1/6", "~ 1/120", "~ -1/5040"]),
+        [core.Table("cr_sincos_cos_poly", cos_c, ["~ -1/2", "~ 1/24", "~ -1/720", "~ 1/40320"]),
+         core.Table("cr_sincos_sin_poly", sin_c, ["~ -1/6", "~ 1/120", "~ -1/5040", "~ 1/362880"]),
          core.Table("cr_sincos_pi_n", pi_n,
                     [f"pi/{N} (nearest double)", f"pi/{N} - [0]", f"pi/{N} - [0] - [1]"]),
          core.Table("cr_sincos_acc_sin", [s3_hi, s3_lo] + [taylor(n) for n in (5, 7, 9, 11)],
