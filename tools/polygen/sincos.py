@@ -4,7 +4,7 @@ Both paths reduce x = k*pi/N + r, |r| <= pi/(2N), and use
   sin(x) = sin(j*pi/N)*cos(r) + cos(j*pi/N)*sin(r),  j = k mod 2N
 (cos uses j + N/2): the fast path with N = 8 (a 16-entry table, one register
 permute), the accurate path with N = 64 (short Taylor series). This script writes
-  sincos_table.h  sin(j*pi/8), j = 0..15 (fast path), and sin(j*pi/64),
+  sincos_table.h  sin(j*pi/8) and cos(j*pi/8), j = 0..15 (fast path), and sin(j*pi/64),
                   j = 0..127, as double-doubles (hi, lo) (accurate path),
   sincos_poly.h   minimax cos(r) - 1 and sin(r)/r - 1 in r^2 for the fast path,
                   the split of pi/64 used by both reductions (pi/8 = 8*pi/64),
@@ -109,11 +109,13 @@ def main():
     his, los, comments = sin_table(N)
     core.write_header(
         "sincos_table.h",
-        f"sin(j*pi/{N_FAST}) for j = 0..{2 * N_FAST - 1} (fast path), and sin(j*pi/{N}) for\n"
+        f"sin and cos(j*pi/{N_FAST}) for j = 0..{2 * N_FAST - 1} (fast path), and sin(j*pi/{N}) for\n"
         f"j = 0..{2 * N - 1} as double-doubles (accurate path): hi is the nearest\n"
         "double, lo the nearest double to the rest (0 where hi is exact).",
         COMMAND,
-        [core.Table("cr_sincos_fast_table", fast, fast_comments),
+        [core.Table("cr_sincos_fast_sin", fast, fast_comments),
+         core.Table("cr_sincos_fast_cos", fast[N_FAST // 2:] + fast[:N_FAST // 2],
+                    [f"cos({j}*pi/{N_FAST})" for j in range(2 * N_FAST)]),
          core.Table("cr_sincos_table_hi", his, comments),
          core.Table("cr_sincos_table_lo", los, [c + " - hi" for c in comments])])
 

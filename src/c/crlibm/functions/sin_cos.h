@@ -4,10 +4,12 @@
  *   sin(x) = T[j]*cos(r) + T[j+N/2]*sin(r),   cos(x) = the same with j+N/2.
  *
  * Fast path (|x| < 2^32), N = 8 so that T is 16 doubles (one register
- * permute on AVX-512 instead of a gather): k = rint(x*8/pi); r = x - k*pi/8
- * with pi/8 in three parts, one fma each (x - k*P0 is exact: both are
- * multiples of ulp(P0) and the difference is below 2^-2). With A = T[j],
- * B = T[j+4], u = r^2 and minimax pc(u) ~ (cos(r)-1)/u, ps(u) ~ (sin(r)/r-1)/u,
+ * permute on AVX-512 instead of a gather): k = rint(x*8/pi), whose low bits
+ * index the tables directly (shifter trick); r = x - k*pi/8 with pi/8 in
+ * three parts, one fma each (x - k*P0 is exact: both are multiples of
+ * ulp(P0) and the difference is below 2^-2). With A = T[j], B = T[j+4] (a
+ * second table, so both use the same index), u = r^2 and minimax
+ * pc(u) ~ (cos(r)-1)/u, ps(u) ~ (sin(r)/r-1)/u,
  *   y = A + (B*r + u*(A*pc(u) + B*r*ps(u))).
  * Relative error of y < 2^-50.3: |A| <= 2|y| and |B*r| <= |y| bound how the
  * errors of the table (2^-53), of r (2^-52), of the polynomials (2^-53.1 and
@@ -37,17 +39,21 @@
 /* ---- fast path ------------------------------------------------------- */
 
 /* y ~ sin(x + off*pi/8) for off = 0 (sin) or 4 (cos). */
-CR_FN vd cr_sincos_fast(vd x, int64_t off, vm *special) {
-  vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_FAST_MAX))); /* also NaN */
-  x = vd_select(big, vd_set(0.0), x);
-  vd kd = vd_rint(vd_mul(x, vd_set(CR_SINCOS_INV_PI8)));
+CR_FN vd cr_sincos_fast(vd x, double off, vm *special) {
+  /* Lanes with |x| >= 2^32, inf or NaN compute garbage (the table lookups
+   * stay in range whatever the index) and are flagged. */
+  vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_FAST_MAX)));
+  /* t = rint(x*8/pi) + shifter + off: for |x*8/pi| < 2^51 its low mantissa
+   * bits are k + off mod 2^51, which index the tables. */
+  vd shift = vd_set(CR_SHIFTER + off);
+  vd t = vd_fma(x, vd_set(CR_SINCOS_INV_PI8), shift);
+  vd kd = vd_sub(t, shift);
   /* pi/8 = 8*pi/64: the three parts scale exactly. */
   vd r = vd_fma(kd, vd_set(-8 * cr_sincos_pi_n[0]), x);
   r = vd_fma(kd, vd_set(-8 * cr_sincos_pi_n[1]), r);
   r = vd_fma(kd, vd_set(-8 * cr_sincos_pi_n[2]), r);
-  vl k = vl_add(cr_vd_to_vl_exact(kd), vl_set(off));
-  vd a = vd_lookup16(cr_sincos_fast_table, vl_and(k, vl_set(15)));
-  vd b = vd_lookup16(cr_sincos_fast_table, vl_and(vl_add(k, vl_set(4)), vl_set(15)));
+  vd a = vd_lookup16(cr_sincos_fast_sin, vd_as_vl(t));
+  vd b = vd_lookup16(cr_sincos_fast_cos, vd_as_vl(t));
   vd u = vd_mul(r, r);
   vd pc = cr_horner(u, cr_sincos_cos_poly, 4);
   vd ps = cr_horner(u, cr_sincos_sin_poly, 4);
@@ -61,12 +67,12 @@ CR_FN vd cr_sincos_fast(vd x, int64_t off, vm *special) {
 }
 
 CR_FN vd cr_sin_fast(vd x, vm *special) {
-  vd y = cr_sincos_fast(x, 0, special);
+  vd y = cr_sincos_fast(x, 0.0, special);
   *special = vm_or(*special, vd_eq(x, vd_set(0.0)));
   return y;
 }
 
-CR_FN vd cr_cos_fast(vd x, vm *special) { return cr_sincos_fast(x, 4, special); }
+CR_FN vd cr_cos_fast(vd x, vm *special) { return cr_sincos_fast(x, 4.0, special); }
 
 /* ---- accurate path --------------------------------------------------- */
 

@@ -50,7 +50,9 @@ CR_FN vl vl_shr(vl a, int n) { return _mm256_srli_epi64(a, n); }
 CR_FN vm vl_eq(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)); }
 CR_FN vm vl_gt(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)); }
 CR_FN vd vd_gather(const double *t, vl idx) { return _mm256_i64gather_pd(t, idx, 8); }
-/* t[idx] for a 16-entry table, idx in [0, 16). */
-CR_FN vd vd_lookup16(const double *t, vl idx) { return _mm256_i64gather_pd(t, idx, 8); }
+/* t[idx & 15] for a 16-entry table (any idx). */
+CR_FN vd vd_lookup16(const double *t, vl idx) {
+  return _mm256_i64gather_pd(t, _mm256_and_si256(idx, _mm256_set1_epi64x(15)), 8);
+}
 
 #endif /* CR_VEC_AVX2_H */
