@@ -50,9 +50,11 @@ CR_FN vl vl_shr(vl a, int n) { return _mm256_srli_epi64(a, n); }
 CR_FN vm vl_eq(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)); }
 CR_FN vm vl_gt(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)); }
 CR_FN vd vd_gather(const double *t, vl idx) { return _mm256_i64gather_pd(t, idx, 8); }
-/* Four scalar loads: on CPUs with the gather (GDS) mitigation this is much
- * faster than vgatherqpd, and cheaper than permuting four registers. */
+/* t[idx & 15] for a 16-entry table (any idx). Four scalar loads: on CPUs with
+ * the gather (GDS) mitigation much faster than vgatherqpd, and cheaper than
+ * permuting four registers. */
 CR_FN vd vd_lookup16(const double *t, vl idx) {
+  idx = _mm256_and_si256(idx, _mm256_set1_epi64x(15));
   __m128i lo = _mm256_castsi256_si128(idx), hi = _mm256_extracti128_si256(idx, 1);
   __m128d a = _mm_loadh_pd(_mm_load_sd(t + _mm_cvtsi128_si64(lo)), t + _mm_extract_epi64(lo, 1));
   __m128d b = _mm_loadh_pd(_mm_load_sd(t + _mm_cvtsi128_si64(hi)), t + _mm_extract_epi64(hi, 1));

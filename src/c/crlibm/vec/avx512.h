@@ -50,7 +50,8 @@ CR_FN vl vl_shr(vl a, int n) { return _mm512_srli_epi64(a, (unsigned)n); }
 CR_FN vm vl_eq(vl a, vl b) { return _mm512_cmpeq_epi64_mask(a, b); }
 CR_FN vm vl_gt(vl a, vl b) { return _mm512_cmpgt_epi64_mask(a, b); }
 CR_FN vd vd_gather(const double *t, vl idx) { return _mm512_i64gather_pd(idx, t, 8); }
-/* A 16-entry table held in two registers: one permute instead of a gather. */
+/* t[idx & 15] for a 16-entry table (any idx): one two-register permute, which
+ * reads only the low 4 bits of each index. */
 CR_FN vd vd_lookup16(const double *t, vl idx) {
   return _mm512_permutex2var_pd(_mm512_loadu_pd(t), idx, _mm512_loadu_pd(t + 8));
 }

@@ -60,6 +60,6 @@ CR_FN vl vl_shr(vl a, int n) { return (vl)((uint64_t)a >> n); }
 CR_FN vm vl_eq(vl a, vl b) { return a == b; }
 CR_FN vm vl_gt(vl a, vl b) { return a > b; }
 CR_FN vd vd_gather(const double *t, vl idx) { return t[idx]; }
-CR_FN vd vd_lookup16(const double *t, vl idx) { return t[idx]; }
+CR_FN vd vd_lookup16(const double *t, vl idx) { return t[idx & 15]; }
 
 #endif /* CR_VEC_SCALAR_H */
