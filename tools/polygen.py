@@ -38,7 +38,11 @@ def main(argv):
     if argv[0] not in targets:
         print(f"unknown target {argv[0]!r}; known: {', '.join(sorted(targets))}", file=sys.stderr)
         return 2
-    targets[argv[0]][1](argv[1:])
+    # Each target starts from gmpy2's default context, whatever other modules
+    # did at import: the regenerated headers must not depend on that.
+    import gmpy2
+    with gmpy2.context():
+        targets[argv[0]][1](argv[1:])
     return 0
 
 

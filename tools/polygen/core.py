@@ -128,6 +128,19 @@ def fit_minimax(r, f_exact, exponents, base=None, relative=True):
     return coeffs, t * unit / float(np.max(weight))
 
 
+
+def chebyshev_nodes(a: float, b: float, n: int) -> np.ndarray:
+    """n Chebyshev nodes of the first kind in (a, b), ascending."""
+    k = np.arange(n)
+    return np.sort((a + b) / 2 + (b - a) / 2 * np.cos(np.pi * (k + 0.5) / n))
+
+
+def fit_minimax_refined(r, f_exact, exponents, base=None, relative=True):
+    """fit_minimax twice: the second pass refines around the first, recovering
+    what HiGHS's tolerances left on the table."""
+    c, _ = fit_minimax(r, f_exact, exponents, base=base, relative=relative)
+    return fit_minimax(r, f_exact, exponents, base=c, relative=relative)
+
 def f32_rounding_interval(y: float):
     """[lo, hi]: the doubles that round (to nearest even) to the float32 y.
 

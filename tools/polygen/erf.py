@@ -33,16 +33,6 @@ NODES = 160
 PREC = 200
 
 
-def _cheb(a, b, n):
-    k = np.arange(n)
-    return np.sort((a + b) / 2 + (b - a) / 2 * np.cos(np.pi * (k + 0.5) / n))
-
-
-def _refit(r, f, exps, base):
-    """Two LP passes: the second refines around the first (HiGHS tolerance)."""
-    c, _ = core.fit_minimax(r, f, exps, base=base)
-    return core.fit_minimax(r, f, exps, base=c)
-
 
 def _taylor(center, n):
     """erf's Taylor coefficients at center (good LP starting point)."""
@@ -64,12 +54,12 @@ def fit_interval0():
     rest fitted to erf(t) - (2/sqrt(pi)) t, so c_1 is not perturbed by the fit
     (tiny inputs, whose results are c_1 * t, need it as exact as it can be)."""
     h = 0.5 / K
-    t = _cheb(0.0, h, NODES)
+    t = core.chebyshev_nodes(0.0, h, NODES)
     with gmpy2.context(precision=PREC):
         c = 2 / gmpy2.sqrt(gmpy2.const_pi())
         f = [gmpy2.erf(mpfr(float(v))) - c * mpfr(float(v)) for v in t]
     exps = list(range(3, DEG + 1, 2))
-    rest, err = _refit(t, f, exps, _taylor(0.0, DEG + 1)[exps])
+    rest, err = core.fit_minimax_refined(t, f, exps, _taylor(0.0, DEG + 1)[exps])
     poly = np.zeros(DEG + 1)
     poly[1] = float(c)
     poly[exps] = rest
@@ -79,10 +69,10 @@ def fit_interval0():
 
 def fit_interval(i):
     h = 0.5 / K
-    t = _cheb(-h, min(h, ERF_ONE - i / K), NODES)
+    t = core.chebyshev_nodes(-h, min(h, ERF_ONE - i / K), NODES)
     with gmpy2.context(precision=PREC):
         f = [gmpy2.erf(mpfr(i) / K + mpfr(float(v))) for v in t]
-    c, err = _refit(t, f, range(DEG + 1), _taylor(i / K, DEG + 1))
+    c, err = core.fit_minimax_refined(t, f, range(DEG + 1), _taylor(i / K, DEG + 1))
     return list(c), err
 
 
@@ -100,11 +90,13 @@ def main():
             comments.append(f"t^{j}, interval {i} (centre {i}/{K})")
     summary = (f"erf(i/{K} + t) ~ sum_j c_j t^j, |t| <= 1/{2 * K}, i = 0..{N - 1}; relative minimax\n"
                f"error <= 2^{np.log2(worst):.1f}. Coefficient-major: c_j of interval i at [j*{N} + i].")
-    core.write_header("erf_poly.h", summary, "python tools/polygen/erf.py",
+    core.write_header("erf_poly.h", summary, "python tools/polygen.py erf",
                       [core.Table("cr_erf_table", values, comments)])
     print(f"K={K} N={N} DEG={DEG}: worst error 2^{np.log2(worst):.2f} "
           f"(interval {int(np.argmax(errs))}), interval 0: 2^{np.log2(errs[0]):.2f}")
 
+
+TARGETS = {"erf": lambda argv: main()}
 
 if __name__ == "__main__":
     main()

@@ -31,9 +31,8 @@ N = 4                       # index bits: 16 intervals (one AVX-512 two-register
 OFF = 0.6875 - 2.0 ** -(N + 2)  # start of the mantissa range [OFF, 2*OFF); puts 1.0 mid-interval
 C_BITS = 32                 # significant bits of c_j
 EXPONENTS = [1, 2, 3, 4, 5, 6]  # g(r) = (log1p(r) - r)/r ~ sum a_{e+1} r^e
-COMMAND = "python tools/polygen/log.py"
-
-gmpy2.get_context().precision = 256
+COMMAND = "python tools/polygen.py log"
+PREC = 256                  # bits of the gmpy2 context every computation here runs in
 
 
 def interval(j: int):
@@ -122,5 +121,12 @@ def main():
     print(f"j_one={j_one} r in [{r_min:.6g}, {r_max:.6g}] poly err 2^{np.log2(err):.2f}")
 
 
+def run(argv):
+    with gmpy2.context(precision=PREC):
+        main()
+
+
+TARGETS = {"log": run}
+
 if __name__ == "__main__":
-    main()
+    run(sys.argv[1:])

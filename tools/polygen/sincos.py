@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import core  # noqa: E402
 
-COMMAND = "python tools/polygen/sincos.py"
+COMMAND = "python tools/polygen.py sincos"
 N = 64                      # table step pi/N of the accurate path
 N_FAST = 8                  # table step pi/N_FAST of the fast path
 PREC = 400                  # working precision (bits) of the reference values
@@ -146,6 +146,8 @@ def main():
     print(f"cos fit error {cos_err:.3g} (2^{math.log2(cos_err):.1f}), "
           f"sin fit error {sin_err:.3g} (2^{math.log2(sin_err):.1f})")
 
+
+TARGETS = {"sincos": lambda argv: main()}
 
 if __name__ == "__main__":
     main()

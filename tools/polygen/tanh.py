@@ -31,35 +31,25 @@ EXP_TERMS = 6         # exp(r) ~ sum_{i<EXP_TERMS} e_i r^i
 NODES = 1200
 
 
-def _cheb(a, b, n):
-    k = np.arange(n)
-    return np.sort((a + b) / 2 + (b - a) / 2 * np.cos(np.pi * (k + 0.5) / n))
-
-
-def _refit(r, f, exps, base):
-    """Two LP passes: the second refines around the first (HiGHS tolerance)."""
-    c, _ = core.fit_minimax(r, f, exps, base=base)
-    return core.fit_minimax(r, f, exps, base=c)
-
 
 def fit_small():
-    x = np.sqrt(_cheb(0.0, SMALL * SMALL, NODES))
+    x = np.sqrt(core.chebyshev_nodes(0.0, SMALL * SMALL, NODES))
     x = x[x > 2.0 ** -20]
     s = x * x
     with gmpy2.context(precision=200):
         f = [(gmpy2.tanh(mpfr(float(v))) - mpfr(float(v))) / mpfr(float(v)) ** 3 for v in x]
     base = np.zeros(SMALL_TERMS)
     base[0] = -1.0 / 3
-    c, err = _refit(s, f, range(SMALL_TERMS), base)
+    c, err = core.fit_minimax_refined(s, f, range(SMALL_TERMS), base)
     return c, err * SMALL * SMALL / 3
 
 
 def fit_exp():
-    r = _cheb(-R_MAX, R_MAX, NODES)
+    r = core.chebyshev_nodes(-R_MAX, R_MAX, NODES)
     with gmpy2.context(precision=200):
         f = [gmpy2.exp(mpfr(float(v))) for v in r]
     base = np.array([1.0 / math.factorial(i) for i in range(EXP_TERMS)])
-    return _refit(r, f, range(EXP_TERMS), base)
+    return core.fit_minimax_refined(r, f, range(EXP_TERMS), base)
 
 
 def main():
@@ -68,12 +58,14 @@ def main():
     summary = (f"tanh(x) = x + x^3 Q(x^2) on |x| < {SMALL}: Q relative minimax, contribution to the\n"
                f"relative error of tanh <= 2^{np.log2(q_err):.1f}.\n"
                f"exp(r) on |r| <= {R_MAX.hex()}: relative minimax error 2^{np.log2(e_err):.1f}.")
-    core.write_header("tanh_poly.h", summary, "python tools/polygen/tanh.py", [
+    core.write_header("tanh_poly.h", summary, "python tools/polygen.py tanh", [
         core.Table("cr_tanh_small_poly", list(q), [f"s^{i}" for i in range(len(q))]),
         core.Table("cr_tanh_exp_poly", list(e), [f"r^{i}" for i in range(len(e))]),
     ])
     print(f"Q error 2^{np.log2(q_err):.2f}, exp error 2^{np.log2(e_err):.2f}")
 
+
+TARGETS = {"tanh": lambda argv: main()}
 
 if __name__ == "__main__":
     main()
