@@ -25,6 +25,18 @@ extensions = [
         extra_compile_args=C_FLAGS,
         libraries=["m"],
     ),
+    # The verifier: its own C core plus the same crlibm sources (one set of
+    # source files, compiled into both extensions with the same flags). MPFR
+    # is loaded at run time (dlopen), so the build needs no MPFR or gmpy2.
+    Extension(
+        "crlibm_py._verify",
+        sources=["crlibm_py/_verify.pyx", "src/c/verify/verify.c", "src/c/verify/mpfr_dl.c"]
+        + CRLIBM + COMMON,
+        include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common", "src/c/verify"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
+        extra_compile_args=C_FLAGS,
+        libraries=["m", "dl"],
+    ),
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}))
