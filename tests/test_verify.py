@@ -246,3 +246,19 @@ def test_missing_mpfr_is_a_clear_error():
     out = _run_cli("exp", "--range", "0:16", "--jobs", "1",
                    env={"CRLIBM_VERIFY_LIBMPFR": "/nonexistent/libmpfr.so"})
     assert out.returncode == 3 and "install gmpy2" in out.stderr
+
+
+def test_sigterm_saves_the_checkpoint(tmp_path):
+    import signal
+    import time
+    ck = tmp_path / "ck.json"
+    proc = subprocess.Popen([sys.executable, "-m", "crlibm_py.verify", "sin", "--strict",
+                             "--jobs", "2", "--checkpoint", str(ck)], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=ROOT), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "resume with --checkpoint" in err
+    state = json.loads(ck.read_text())["functions"]["sin"]
+    assert state["inputs_checked"] == sum(b - a for a, b in state["done"])

@@ -1,6 +1,7 @@
 """Command line: python -m crlibm_py.verify FUNCTION... [options]."""
 import argparse
 import os
+import signal
 import sys
 
 from . import mpfr, report, runner
@@ -90,6 +91,10 @@ def make_parser():
     return p
 
 
+def _stop(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM stops like Ctrl-C: the checkpoint is saved
+
+
 def main(argv=None):
     parser = make_parser()
     args = parser.parse_args(argv)
@@ -100,6 +105,7 @@ def main(argv=None):
     corrupt = args.inject_wrong or (None, 0)
     hooks = runner.Hooks(corrupt[0], corrupt[1], args.inject_ref_error)
     lo, hi = args.range
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         result = runner.run(functions, "strict" if args.strict else "fast", args.isa, args.jobs,
                             lo, hi, args.checkpoint, args.sample, args.max_wrong, hooks)
@@ -113,6 +119,8 @@ def main(argv=None):
         saved = f"; resume with --checkpoint {args.checkpoint}" if args.checkpoint else ""
         print(f"\ncrlibm_py.verify: interrupted{saved}", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if args.report:
         report.write(result, args.report)
     for line in report.summary_lines(result):

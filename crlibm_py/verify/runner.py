@@ -1,5 +1,6 @@
 """Running a verification: chunks of bit patterns, spread over processes."""
 import multiprocessing
+import signal
 import time
 from typing import NamedTuple, Optional
 
@@ -30,6 +31,10 @@ def supported_paths():
 
 
 def _init_worker():
+    # Ctrl-C and SIGTERM are the parent's to handle: it saves the checkpoint
+    # and terminates the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     mpfr.load()
 
 
