@@ -18,12 +18,19 @@ COMMON = ["src/c/common/isa.c"]
 CRLIBM = ["src/c/crlibm/dispatch.c"] + [f"src/c/crlibm/kernels_{isa}.c"
                                         for isa in ("scalar", "avx2", "avx512")]
 
+
+def headers(*dirs):
+    """Headers and .inc files: an edit to one of them must rebuild the extension."""
+    return sorted(str(p) for d in dirs for p in Path(d).rglob("*") if p.suffix in (".h", ".inc"))
+
+
 extensions = [
     Extension(
         "crlibm_py._ufuncs",
         sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM + COMMON,
         include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
+        depends=headers("src/c/crlibm", "src/c/common"),
         extra_compile_args=C_FLAGS,
         libraries=["m"],
     ),
@@ -34,11 +41,23 @@ extensions = [
             "gemm_scalar", "gemm_avx2", "gemm_avx512")] + COMMON,
         include_dirs=[numpy.get_include(), "src/c/reproblas", "src/c/common"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        depends=[str(p) for p in Path("src/c/reproblas").rglob("*") if p.suffix in (".h", ".inc")]
-        + ["src/c/common/isa.h", "src/c/common/fp_env.h", "src/c/common/cr_defs.h"],
+        depends=headers("src/c/reproblas", "src/c/common"),
         extra_compile_args=C_FLAGS + ["-pthread"],
         extra_link_args=["-pthread"],
         libraries=["m"],
+    ),
+    # The verifier: its own C core plus the same crlibm sources (one set of
+    # source files, compiled into both extensions with the same flags). MPFR
+    # is loaded at run time (dlopen), so the build needs no MPFR or gmpy2.
+    Extension(
+        "crlibm_py._verify",
+        sources=["crlibm_py/_verify.pyx", "src/c/verify/verify.c", "src/c/verify/mpfr_dl.c"]
+        + CRLIBM + COMMON,
+        include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common", "src/c/verify"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
+        depends=headers("src/c/crlibm", "src/c/common", "src/c/verify"),
+        extra_compile_args=C_FLAGS,
+        libraries=["m", "dl"],
     ),
 ]
 

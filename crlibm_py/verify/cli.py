@@ -1,0 +1,130 @@
+"""Command line: python -m crlibm_py.verify FUNCTION... [options]."""
+import argparse
+import os
+import signal
+import sys
+
+from . import mpfr, report, runner
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
+
+
+def parse_bits(text):
+    """A uint32 bit pattern bound: decimal or 0x-prefixed hex, 0 <= value <= 2^32."""
+    t = text.strip().replace("_", "")
+    try:
+        value = int(t, 16) if t.lower().startswith("0x") else int(t, 10)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a decimal or 0x-hex integer") from None
+    if not 0 <= value <= 1 << 32:
+        raise ValueError(f"{text!r} is outside 0..0x100000000")
+    return value
+
+
+def parse_range(text):
+    """'LO:HI' -> (lo, hi): uint32 bit patterns, HI exclusive (up to 0x100000000)."""
+    if text.count(":") != 1:
+        raise ValueError(f"range {text!r} must be LO:HI, e.g. 0x3f800000:0x40000000")
+    lo_text, hi_text = text.split(":")
+    lo, hi = parse_bits(lo_text), parse_bits(hi_text)
+    if lo >= hi:
+        raise ValueError(f"range {text!r} is empty: LO must be below HI (HI is exclusive)")
+    return lo, hi
+
+
+def _range_arg(text):
+    try:
+        return parse_range(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _paths_arg(text):
+    if text == "all":
+        return None
+    names = [t.strip() for t in text.split(",")]
+    for n in names:
+        if n not in runner.PATHS:
+            raise argparse.ArgumentTypeError(
+                f"unknown path {n!r}; use scalar, avx2, avx512, a comma list, or all")
+    return names
+
+
+def _corrupt_arg(text):
+    path, _, mod = text.partition(":")
+    try:
+        if path not in runner.PATHS or int(mod) < 1:
+            raise ValueError
+        return path, int(mod)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected PATH:N, e.g. avx2:1000") from None
+
+
+def make_parser():
+    p = argparse.ArgumentParser(
+        prog="python -m crlibm_py.verify",
+        description="Exhaustive check of crlibm_py against correctly rounded results "
+                    "(every float32 input, every CPU path).")
+    p.add_argument("functions", nargs="+", choices=list(runner.FUNCTIONS) + ["all"],
+                   metavar="{" + ",".join(runner.FUNCTIONS) + ",all}")
+    p.add_argument("--strict", action="store_true",
+                   help="MPFR for every input (slow) instead of the glibc reference + bound")
+    p.add_argument("--isa", type=_paths_arg, default=None, metavar="scalar|avx2|avx512|all",
+                   help="CPU paths to check (comma list allowed); default: all this CPU has")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: CPU count)")
+    p.add_argument("--range", type=_range_arg, default=runner.FULL_RANGE, metavar="LO:HI",
+                   help="uint32 bit patterns LO (inclusive) to HI (exclusive), decimal or 0x-hex; "
+                        "default 0:0x100000000")
+    p.add_argument("--report", metavar="FILE", help="write the JSON report here")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="resume from / save completed ranges to this JSON file")
+    p.add_argument("--sample", type=int, default=100_000, metavar="N",
+                   help="inputs of the reference-bound check per function (default 100000)")
+    p.add_argument("--max-wrong", type=int, default=1000, metavar="N",
+                   help="wrong inputs listed per function and path (all are counted)")
+    g = p.add_argument_group("self-tests (make correct results look wrong; the run must fail)")
+    g.add_argument("--inject-wrong", type=_corrupt_arg, metavar="PATH:N",
+                   help="flip bit 0 of PATH's result for inputs whose bits are a multiple of N")
+    g.add_argument("--inject-ref-error", type=float, default=0.0, metavar="REL",
+                   help="multiply the glibc reference by (1 + REL)")
+    return p
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM stops like Ctrl-C: the checkpoint is saved
+
+
+def main(argv=None):
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    functions = list(runner.FUNCTIONS) if "all" in args.functions else list(
+        dict.fromkeys(args.functions))
+    if args.jobs < 1 or args.sample < 1 or args.max_wrong < 0:
+        parser.error("--jobs and --sample must be at least 1, --max-wrong at least 0")
+    corrupt = args.inject_wrong or (None, 0)
+    hooks = runner.Hooks(corrupt[0], corrupt[1], args.inject_ref_error)
+    lo, hi = args.range
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        result = runner.run(functions, "strict" if args.strict else "fast", args.isa, args.jobs,
+                            lo, hi, args.checkpoint, args.sample, args.max_wrong, hooks)
+    except mpfr.MPFRUnavailable as exc:
+        print(f"crlibm_py.verify: {exc}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    except ValueError as exc:
+        print(f"crlibm_py.verify: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        saved = f"; resume with --checkpoint {args.checkpoint}" if args.checkpoint else ""
+        print(f"\ncrlibm_py.verify: interrupted{saved}", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if args.report:
+        report.write(result, args.report)
+    for line in report.summary_lines(result):
+        print(line)
+    for line in report.problems(result):
+        print(line, file=sys.stderr)
+    return EXIT_OK if result["ok"] else EXIT_FAILED
