@@ -6,15 +6,17 @@ NumPy's sqrt(dot)). Thread counts are set with REPROBLAS_NUM_THREADS for
 reproblas and threadpoolctl for OpenBLAS. Prints ns/element, GB/s of input
 read and the ratio reproblas time / NumPy time (> 1: reproblas is slower).
 
-    PYTHONPATH=. python tools/bench_reproblas.py [--log2n 24] [--threads 1 2]
+    PYTHONPATH=. python tools/bench_reproblas.py [--log2n 24] [--threads 1 2] [--json FILE]
 """
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
 import reproblas as rb
+from bench_json import machine_info, write
 
 
 def best_time(fn, repeat):
@@ -50,6 +52,7 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
+    ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
     args = ap.parse_args()
     try:
         from threadpoolctl import threadpool_limits, threadpool_info
@@ -62,6 +65,7 @@ def main():
     print(f"{'dtype':8} {'thr':>3} {'routine':6} {'order':10} {'ns/elem':>8} {'GB/s':>6} "
           f"{'numpy ns/elem':>13} {'ratio':>6}")
     rng = np.random.default_rng(0)
+    rows = []
     for dtype in args.dtypes:
         x = rng.standard_normal(n).astype(dtype)
         y = rng.standard_normal(n).astype(dtype)
@@ -77,9 +81,16 @@ def main():
                         print(f"{dtype:8} {threads:3d} {name:6} {order:10} {t / n * 1e9:8.3f} "
                               f"{nbytes / t / 1e9:6.2f} {base[name] / n * 1e9:13.3f} "
                               f"{t / base[name]:6.2f}")
+                        rows.append({"dtype": dtype, "threads": threads, "routine": name,
+                                     "order": order, "n": n, "ns_per_element": t / n * 1e9,
+                                     "gb_per_s": nbytes / t / 1e9,
+                                     "numpy_ns_per_element": base[name] / n * 1e9,
+                                     "ratio": t / base[name]})
             finally:
                 if limit is not None:
                     limit.unregister() if hasattr(limit, "unregister") else limit.__exit__(None, None, None)
+    if args.json:
+        write(args.json, machine_info(sys.argv, repeat=args.repeat), rows)
 
 
 if __name__ == "__main__":

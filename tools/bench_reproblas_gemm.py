@@ -10,14 +10,17 @@ reproblas, threadpoolctl for OpenBLAS.
 
     PYTHONPATH=. python tools/bench_reproblas_gemm.py [--sizes 256 512 1024 2048]
         [--threads 1 2] [--repeat 5] [--routines gemm gemv] [--orders sequential pairwise]
+        [--json FILE]
 """
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
 import reproblas as rb
+from bench_json import machine_info, write
 
 
 def timed(fn):
@@ -48,6 +51,7 @@ def main():
     ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
     ap.add_argument("--routines", nargs="+", default=["gemm", "gemv"])
     ap.add_argument("--orders", nargs="+", default=["sequential", "pairwise"])
+    ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
     args = ap.parse_args()
     try:
         from threadpoolctl import threadpool_info, threadpool_limits
@@ -59,6 +63,7 @@ def main():
     print(f"{'routine':7} {'dtype':8} {'n':>5} {'thr':>3} {'order':10} {'GFLOP/s':>8} "
           f"{'OpenBLAS':>8} {'ratio':>6}", flush=True)
     rng = np.random.default_rng(0)
+    rows = []
     for routine in args.routines:
         for dtype in args.dtypes:
             for n in args.sizes:
@@ -87,6 +92,13 @@ def main():
                         print(f"{routine:7} {dtype:8} {n:5d} {threads:3d} {order:10} "
                               f"{flops / t / 1e9:8.2f} {flops / best[0] / 1e9:8.2f} "
                               f"{best[0] / t:6.2f}", flush=True)
+                        rows.append({"routine": routine, "dtype": dtype, "n": n,
+                                     "threads": threads, "order": order,
+                                     "gflops": flops / t / 1e9,
+                                     "openblas_gflops": flops / best[0] / 1e9,
+                                     "ratio": best[0] / t})
+    if args.json:
+        write(args.json, machine_info(sys.argv, repeat=args.repeat, budget_s=args.budget), rows)
 
 
 if __name__ == "__main__":
