@@ -85,12 +85,36 @@ def _make(fname):
         return ufunc(x, out=out, **kwargs)
 
     wrapper.__name__ = wrapper.__qualname__ = fname
-    wrapper.__doc__ = (
-        f"Correctly rounded float32 {fname}(x).\n\n"
-        f"Every float32 input gives the float32 nearest to the exact value (ties to even).\n"
-        f"x: float32 array or scalar (exactly convertible inputs such as int16 or float16 are\n"
-        f"accepted; float64 raises TypeError). out, where and the other keyword arguments\n"
-        f"are those of a NumPy ufunc (the ufunc is crlibm_py.ufuncs[{fname!r}]).")
+    wrapper.__doc__ = f"""Correctly rounded float32 {fname}(x).
+
+    Every float32 input gives the float32 nearest to the exact value of {fname}(x)
+    (round to nearest, ties to even), with the same bits on every CPU path. Special
+    values follow the contract's table; every NaN returned is the quiet NaN 0x7FC00000.
+
+    Parameters
+    ----------
+    x : array_like
+        float32 array or scalar. Inputs that convert to float32 exactly are accepted
+        (float16, int8/uint8/int16/uint16, bool, Python numbers with a float32 value).
+    out : numpy.ndarray, optional
+        float32 array to write the result into, as for a NumPy ufunc.
+    **kwargs
+        Other NumPy ufunc keywords (``where``, ...); the ufunc is
+        ``crlibm_py.ufuncs[{fname!r}]``.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.float32
+        The correctly rounded results (``out`` if given).
+
+    Raises
+    ------
+    TypeError
+        x would be rounded on the way to float32 (float64, int32, the Python float 0.1,
+        ...): cast it explicitly with ``x.astype(np.float32)``.
+    ValueError, RuntimeError
+        ``CRLIBM_ISA`` names an unknown path, or one this CPU lacks.
+    """
     return wrapper
 
 

@@ -46,3 +46,15 @@ html_static_path = []
 html_title = project
 html_theme_options = {"description": "The same bits everywhere", "fixed_sidebar": True,
                       "page_width": "1100px"}
+
+
+def _public_callables_only(app, what, name, obj, skip, options):
+    """In the package pages, document every callable of __all__ (even a Cython function
+    without a docstring) and leave the constants to api.rst's own entries."""
+    if what == "module":
+        return not callable(obj)
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _public_callables_only)

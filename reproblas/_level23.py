@@ -81,12 +81,42 @@ def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
 
 def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_c=False,
          order="sequential"):
-    """alpha * op(a) @ op(b) + beta * c with SPEC's fixed order over k.
+    """General matrix product ``alpha * op(a) @ op(b) + beta * c`` in a fixed order.
 
-    C_ij = alpha*S_ij when beta == 0 (c is then never read: NaN in it has no
-    effect), else fma(beta, c_ij, alpha*S_ij). op(x) is x.T when trans_x.
-    Returns a new C-ordered array, or c itself, updated in place, when
-    overwrite_c is true.
+    ``S_ij`` is the sum of the terms ``op(a)[i, k] * op(b)[k, j]`` over k ascending,
+    in the order `order`. The result is ``alpha*S_ij`` (one rounding) when beta is 0,
+    and then c is never read (NaN in it has no effect); otherwise
+    ``fma(beta, c[i, j], alpha*S_ij)``.
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        Scale of the product (Python float/int, or a NumPy scalar of the arrays' dtype).
+    a, b : numpy.ndarray
+        2-D arrays of one dtype, float32 or float64, any layout (C, Fortran, strided).
+    beta : float or numpy scalar, optional
+        Scale of c (default 0: c is not read).
+    c : numpy.ndarray, optional
+        2-D array of shape (m, n); required when beta is not 0.
+    trans_a, trans_b : bool, optional
+        Use ``a.T`` (``b.T``) instead of a (b).
+    overwrite_c : bool, optional
+        Write the result into c (any layout) and return c, instead of a new array.
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2): 'sequential' (default) adds left to right,
+        'pairwise' uses the fixed binary tree.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (m, n) result: a new C-ordered array, or c when overwrite_c is true.
+
+    Raises
+    ------
+    TypeError
+        Not float32/float64 NumPy arrays, or mixed dtypes.
+    ValueError
+        Shapes do not match, beta != 0 without c, or c is read-only with overwrite_c.
     """
     _api._backend(a, b, c)
     code = _api._order(order)
@@ -121,10 +151,35 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
 
 
 def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="sequential"):
-    """alpha * op(a) @ x + beta * y, terms op(a)_ij*x_j over j (SPEC §3).
+    """Matrix-vector product ``alpha * op(a) @ x + beta * y`` in a fixed order.
 
-    Same conventions as gemm: y is never read when beta == 0; a new array is
-    returned unless overwrite_y is true.
+    ``S_i`` is the sum of the terms ``op(a)[i, j] * x[j]`` over j ascending; scaling as
+    in :func:`reproblas.gemm` (y is never read when beta is 0).
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        Scale of the product.
+    a : numpy.ndarray
+        2-D array, float32 or float64, any layout.
+    x : numpy.ndarray
+        1-D array of a's dtype, of length ``op(a).shape[1]``.
+    beta : float or numpy scalar, optional
+        Scale of y (default 0: y is not read).
+    y : numpy.ndarray, optional
+        1-D array of length ``op(a).shape[0]``; required when beta is not 0.
+    trans : bool, optional
+        Use ``a.T`` instead of a.
+    overwrite_y : bool, optional
+        Write the result into y and return y, instead of a new array.
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2): 'sequential' (default) adds left to right,
+        'pairwise' uses the fixed binary tree.
+
+    Returns
+    -------
+    numpy.ndarray
+        The 1-D result: a new array, or y when overwrite_y is true.
     """
     _api._backend(a, x, y)
     code = _api._order(order)
@@ -159,10 +214,26 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
 
 
 def ger(alpha, x, y, a=None, overwrite_a=False):
-    """a_ij + alpha x_i y_j as fma(x_i, alpha*y_j, a_ij) (SPEC §3).
+    """Rank-1 update ``a + alpha * outer(x, y)``, each element with one fma.
 
-    a=None means zeros (like scipy's ?ger). Returns a new array unless
-    overwrite_a is true (then a is updated in place and returned).
+    ``a[i, j] = fma(x[i], alpha*y[j], a[i, j])``, with ``alpha*y[j]`` rounded once.
+    No sum is involved, so there is no `order` argument.
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        Scale of the outer product.
+    x, y : numpy.ndarray
+        1-D arrays of one dtype, float32 or float64.
+    a : numpy.ndarray, optional
+        2-D array of shape (len(x), len(y)); None means zeros (like scipy's ``?ger``).
+    overwrite_a : bool, optional
+        Update a in place and return it, instead of a new array.
+
+    Returns
+    -------
+    numpy.ndarray
+        The updated matrix: a new array, or a when overwrite_a is true.
     """
     _api._backend(x, y, a)
     x = _matrix(x, "x", "ger", ndim=1)
@@ -194,10 +265,32 @@ def ger(alpha, x, y, a=None, overwrite_a=False):
 
 
 def matmul(a, b, order="sequential"):
-    """NumPy matmul (shapes, 1-D promotion, batch broadcasting) with SPEC's
-    fixed order over the contracted index: each element is S (alpha = 1,
-    beta = 0). Every batch entry is computed on its own, so a batch entry
-    equals the unbatched call."""
+    """Matrix product with NumPy's :func:`numpy.matmul` shapes, in a fixed order.
+
+    Shapes follow NumPy: 1-D operands are promoted (and the added dimension
+    removed), batch dimensions broadcast. Each element is the ordered sum S over the
+    contracted index (alpha = 1, beta = 0). Every batch entry is computed on its own,
+    so a batch entry has the bits of the unbatched call.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        Arrays of one dtype (float32 or float64) with at least one dimension.
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2): 'sequential' (default) adds left to right,
+        'pairwise' uses the fixed binary tree.
+
+    Returns
+    -------
+    numpy.ndarray or numpy scalar
+        The product; a NumPy scalar when both operands are 1-D.
+
+    Raises
+    ------
+    ValueError
+        0-d operands, contracted dimensions that differ, or batch shapes that do not
+        broadcast.
+    """
     _api._backend(a, b)
     code = _api._order(order)
     for name, v in (("a", a), ("b", b)):

@@ -100,8 +100,8 @@ def _table(headers, body, numeric):
     table = nodes.table(classes=["generated"])
     group = nodes.tgroup(cols=len(headers))
     table += group
-    for _ in headers:
-        group += nodes.colspec(colwidth=1)
+    for i, header in enumerate(headers):  # widths matter for the text builder only
+        group += nodes.colspec(colwidth=max([len(header)] + [len(r[i]) for r in body]))
 
     def row(cells, head=False):
         tr = nodes.row()
