@@ -7,28 +7,12 @@ benchmarks are then skipped, as are paths this CPU lacks.
 """
 import importlib.util
 import os
-import pathlib
-import sys
 
 import numpy as np
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+from ._common import REPO, import_package
 
-
-def _import_crlibm():
-    """The installed crlibm_py, else the one built in place in this checkout, else None."""
-    try:
-        import crlibm_py
-    except ImportError:
-        sys.path.append(str(REPO))
-        try:
-            import crlibm_py
-        except ImportError:
-            return None
-    return crlibm_py
-
-
-crlibm_py = _import_crlibm()
+crlibm_py = import_package("crlibm_py")
 
 
 def _load_bench_script():
