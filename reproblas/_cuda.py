@@ -1,0 +1,169 @@
+"""CUDA backend of reproblas: launch geometry and host-side joins for the
+kernels of src/cuda/reproblas.cu (loaded by crlibm_py._cuda).
+
+Every function takes a *device* (``xp`` + ``function(name)``, see
+crlibm_py/_cuda.py) and arrays of that device whose dtype and shape the
+public layer (_api.py, _level23.py) has already checked. The bits are the
+CPU's: the kernels run SPEC's terms in SPEC's order; this layer only decides
+who computes which aligned block, which never changes an operation.
+"""
+import numpy as np
+
+from crlibm_py._cuda import THREADS, grid_1d
+
+TERMS = {"sum": 0, "asum": 1, "dot": 2, "nrm2": 3}
+PIECE = 2048       # terms per pairwise item at least (THREADS leaves of 8)
+MAX_ITEMS = 4096   # the piece doubles until the items fit
+# (BM, BN) of the gemm tiles in reproblas.cu; 256 threads each.
+TILES = {("seq", "f32"): (128, 128), ("seq", "f64"): (64, 64), ("pw", "f32"): (32, 32),
+         ("pw", "f64"): (32, 32)}
+GEMV_ROWS = 256
+
+
+def _sfx(dtype):
+    return "f32" if dtype == np.float32 else "f64"
+
+
+def pairwise_items(n):
+    """(offsets, lengths, counts): SPEC's pairwise tree over n terms as aligned
+    power-of-two items; counts[b] items form the b-th block of n's binary
+    expansion (largest first)."""
+    piece = PIECE
+    while n // piece > MAX_ITEMS:
+        piece *= 2
+    off, length, counts, start = [], [], [], 0
+    for b in range(n.bit_length() - 1, -1, -1):
+        size = 1 << b
+        if not n & size:
+            continue
+        step = min(size, piece)
+        off.extend(range(start, start + size, step))
+        length.extend([step] * (size // step))
+        counts.append(size // step)
+        start += size
+    return off, length, counts
+
+
+def _ordered_sum(dev, term, x, y, scale, order, two_e=None):
+    """A 1-element array: S over the terms (SPEC §2), or sqrt(S) * two_e."""
+    xp, dtype = dev.xp, x.dtype
+    t, n, sfx = dtype.type, x.shape[0], _sfx(dtype)
+    out = xp.empty(1, dtype)
+    y = x if y is None else y
+    if order == "sequential":
+        val, counts = xp.empty(1, dtype), [1]
+        dev.function(f"rb_sequential_{sfx}")((1,), (THREADS,), (
+            np.int32(term), x, y, t(scale), np.int64(n), val))
+    else:
+        off, length, counts = pairwise_items(n)
+        val = xp.empty(len(off), dtype)
+        dev.function(f"rb_pairwise_{sfx}")((len(off),), (THREADS,), (
+            np.int32(term), x, y, t(scale), xp.asarray(np.array(off, np.int64)),
+            xp.asarray(np.array(length, np.int64)), val))
+    dev.function(f"rb_join_{sfx}")((1,), (1,), (
+        val, xp.asarray(np.array(counts, np.int64)), np.int32(len(counts)),
+        np.int32(two_e is not None), t(1 if two_e is None else two_e), out))
+    return out
+
+
+def _max_abs(dev, x):
+    """(max abs(x_k) over the non-NaN elements, whether x has a NaN), on the host."""
+    xp, n = dev.xp, x.shape[0]
+    grid = grid_1d(dev, n)
+    block_max = xp.empty(grid[0], x.dtype)
+    has_nan = xp.zeros(1, np.int32)
+    dev.function(f"rb_max_abs_{_sfx(x.dtype)}")(grid, (THREADS,), (
+        x, np.int64(n), block_max, has_nan))
+    return x.dtype.type(block_max.max()), bool(int(has_nan[0]))
+
+
+def reduce(dev, routine, x, y, order):
+    """sum / asum / dot / nrm2 of contiguous 1-D x (and y): a 0-d array."""
+    xp, dtype, n = dev.xp, x.dtype, x.shape[0]
+    if n == 0:
+        return xp.zeros((), dtype)
+    if routine != "nrm2":
+        return _ordered_sum(dev, TERMS[routine], x, y, 1, order).reshape(())
+    m, has_nan = _max_abs(dev, x)
+    if has_nan or np.isinf(m) or m == 0:
+        return xp.full((), np.nan if has_nan else m, dtype)
+    info = np.finfo(dtype)
+    e = min(max(int(np.frexp(m)[1]) - 1, int(info.minexp)), int(info.maxexp) - 1)
+    return _ordered_sum(dev, TERMS["nrm2"], x, None, np.ldexp(1.0, -e), order,
+                        two_e=np.ldexp(1.0, e)).reshape(())
+
+
+def iamax(dev, x):
+    """Index of the first NaN, else of the first maximal abs(x_k); x not empty."""
+    xp, n = dev.xp, x.shape[0]
+    m, has_nan = _max_abs(dev, x)
+    first = xp.full(1, np.iinfo(np.uint64).max, np.uint64)
+    dev.function(f"rb_find_first_{_sfx(x.dtype)}")(grid_1d(dev, n), (THREADS,), (
+        x, np.int64(n), m, np.int32(has_nan), first))
+    return int(first[0])
+
+
+def axpy(dev, alpha, x, y):
+    """y <- fma(alpha, x, y) on contiguous x, y."""
+    n = y.shape[0]
+    if n:
+        dev.function(f"rb_axpy_{_sfx(y.dtype)}")(grid_1d(dev, n), (THREADS,), (
+            y.dtype.type(alpha), x, y, np.int64(n)))
+
+
+def scal(dev, alpha, x):
+    n = x.shape[0]
+    if n:
+        dev.function(f"rb_scal_{_sfx(x.dtype)}")(grid_1d(dev, n), (THREADS,), (
+            x.dtype.type(alpha), x, np.int64(n)))
+
+
+def element_strides(dev, a):
+    """(array, element strides) of a 2-D device array: a itself when its strides are
+    whole elements, else a contiguous copy (same values)."""
+    size = a.itemsize
+    (s0, s1), (n0, n1) = a.strides, a.shape
+    if (n0 <= 1 or s0 % size == 0) and (n1 <= 1 or s1 % size == 0):
+        return a, (s0 // size if n0 > 1 else 0, s1 // size if n1 > 1 else 0)
+    a = dev.xp.ascontiguousarray(a)
+    return a, (a.strides[0] // size, a.strides[1] // size)
+
+
+def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c):
+    """c <- alpha*op(a)op(b) [+ beta*c] in place (c: any strides, not aliasing a, b)."""
+    m, n = c.shape
+    a, (a_rs, a_cs) = element_strides(dev, a)
+    b, (b_rs, b_cs) = element_strides(dev, b)
+    if trans_a:
+        a_rs, a_cs = a_cs, a_rs
+    if trans_b:
+        b_rs, b_cs = b_cs, b_rs
+    k = a.shape[0] if trans_a else a.shape[1]
+    c_rs, c_cs = c.strides[0] // c.itemsize, c.strides[1] // c.itemsize
+    if m == 0 or n == 0:
+        return c
+    sfx, kind = _sfx(c.dtype), "seq" if order == "sequential" else "pw"
+    if n == 1:
+        name, (bm, bn) = f"rb_gemv_{kind}_{sfx}", (GEMV_ROWS, 1)
+    else:
+        name, (bm, bn) = f"rb_gemm_{kind}_{sfx}", TILES[kind, sfx]
+    t = c.dtype.type
+    grid = (-(-n // bn), -(-m // bm))
+    if grid[1] > 65535:
+        raise ValueError(f"reproblas: {m} rows exceed the CUDA grid limit of this kernel "
+                         f"({65535 * bm}); split the call")
+    dev.function(name)(grid, (THREADS,), (
+        np.int64(m), np.int64(n), np.int64(k), t(alpha), a, np.int64(a_rs), np.int64(a_cs),
+        b, np.int64(b_rs), np.int64(b_cs), t(beta), c, np.int64(c_rs), np.int64(c_cs)))
+    return c
+
+
+def ger(dev, alpha, x, y, a):
+    """a <- fma(x_i, alpha*y_j, a_ij) in place (a: any whole-element strides)."""
+    m, n = a.shape
+    if m and n:
+        rs, cs = a.strides[0] // a.itemsize, a.strides[1] // a.itemsize
+        dev.function(f"rb_ger_{_sfx(a.dtype)}")((-(-n // 32), -(-m // 8)), (32, 8), (
+            np.int64(m), np.int64(n), a.dtype.type(alpha), x, y, a, np.int64(rs),
+            np.int64(cs)))
+    return a

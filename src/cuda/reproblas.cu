@@ -1,0 +1,70 @@
+/* reproblas kernels, float32 and float64 (entry points for CuPy's
+ * RawModule and the host emulation). Bodies: reproblas/level1.cuh and
+ * reproblas/gemm.cuh; launch geometry: reproblas/_cuda.py. */
+#include "cuda_prelude.cuh"
+
+#include "reproblas/level1.cuh"
+#include "reproblas/gemm.cuh"
+
+/* Tile shapes (BM, BN, BK, TM, TN), 256 threads each. gemv is gemm with one
+ * column (n = 1): one output per thread. */
+#define RB_GEMM_SEQ_F32 128, 128, 8, 8, 8
+#define RB_GEMM_SEQ_F64 64, 64, 8, 4, 4
+#define RB_GEMM_PW 32, 32, 8, 2, 2
+#define RB_GEMV 256, 1, 16, 1, 1
+
+#define RB_DEFINE_KERNELS(T, sfx, SEQ_TILE)                                                  \
+  extern "C" __global__ void rb_sequential_##sfx(int term, const T *x, const T *y, T scale,   \
+                                                 long long n, T *out) {                       \
+    rb_sequential_body<T>(term, x, y, scale, n, out);                                         \
+  }                                                                                            \
+  extern "C" __global__ void rb_pairwise_##sfx(int term, const T *x, const T *y, T scale,     \
+                                               const long long *off, const long long *len,    \
+                                               T *val) {                                      \
+    rb_pairwise_body<T>(term, x, y, scale, off, len, val);                                    \
+  }                                                                                            \
+  extern "C" __global__ void rb_join_##sfx(T *val, const long long *count, int nblocks,       \
+                                           int do_sqrt, T two_e, T *out) {                     \
+    rb_join_body<T>(val, count, nblocks, do_sqrt, two_e, out);                                \
+  }                                                                                            \
+  extern "C" __global__ void rb_max_abs_##sfx(const T *x, long long n, T *block_max,          \
+                                              int *has_nan) {                                  \
+    rb_max_abs_body<T>(x, n, block_max, has_nan);                                             \
+  }                                                                                            \
+  extern "C" __global__ void rb_find_first_##sfx(const T *x, long long n, T target,           \
+                                                 int want_nan, unsigned long long *first) {    \
+    rb_find_first_body<T>(x, n, target, want_nan, first);                                     \
+  }                                                                                            \
+  extern "C" __global__ void rb_axpy_##sfx(T alpha, const T *x, T *y, long long n) {          \
+    rb_axpy_body<T>(alpha, x, y, n);                                                          \
+  }                                                                                            \
+  extern "C" __global__ void rb_scal_##sfx(T alpha, T *x, long long n) {                      \
+    rb_scal_body<T>(alpha, x, n);                                                             \
+  }                                                                                            \
+  extern "C" __global__ void rb_ger_##sfx(long long m, long long n, T alpha, const T *x,      \
+                                          const T *y, T *a, long long rs, long long cs) {      \
+    rb_ger_body<T>(m, n, alpha, x, y, a, rs, cs);                                             \
+  }                                                                                            \
+  RB_DEFINE_GEMM(T, gemm_seq_##sfx, false, SEQ_TILE)                                          \
+  RB_DEFINE_GEMM(T, gemm_pw_##sfx, true, RB_GEMM_PW)                                          \
+  RB_DEFINE_GEMM(T, gemv_seq_##sfx, false, RB_GEMV)                                           \
+  RB_DEFINE_GEMM(T, gemv_pw_##sfx, true, RB_GEMV)
+
+#define RB_DEFINE_GEMM(T, name, PW, ...)                                                    \
+  extern "C" __global__ void rb_##name(long long m, long long n, long long k, T alpha,        \
+                                       const T *a, long long a_rs, long long a_cs,             \
+                                       const T *b, long long b_rs, long long b_cs, T beta,     \
+                                       T *c, long long c_rs, long long c_cs) {                 \
+    rb_gemm_body<T, __VA_ARGS__, PW>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs,    \
+                              c_cs);                                                           \
+  }
+
+RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
+RB_DEFINE_KERNELS(double, f64, RB_GEMM_SEQ_F64)
+
+/* Every entry point, for the emulator's registry: X(name). */
+#define RB_KERNEL_LIST_T(X, sfx)                                                             \
+  X(rb_sequential_##sfx) X(rb_pairwise_##sfx) X(rb_join_##sfx) X(rb_max_abs_##sfx)          \
+  X(rb_find_first_##sfx) X(rb_axpy_##sfx) X(rb_scal_##sfx) X(rb_ger_##sfx)                   \
+  X(rb_gemm_seq_##sfx) X(rb_gemm_pw_##sfx) X(rb_gemv_seq_##sfx) X(rb_gemv_pw_##sfx)
+#define RB_KERNEL_LIST(X) RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64)

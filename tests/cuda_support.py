@@ -1,0 +1,70 @@
+"""Shared pieces of the CUDA tests: the emulated device (host build of the
+.cu kernels driven by the real host code), nvcc discovery, CuPy/GPU probes."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import cuda_emu  # noqa: E402
+
+
+class EmuDevice:
+    """The device object of crlibm_py/_cuda.py over the host emulation."""
+    xp = np
+    max_blocks = 8  # blocks run in turn on 2 cores: grid-stride loops do the rest
+
+    def __init__(self):
+        try:
+            self._module = cuda_emu.load()
+        except subprocess.CalledProcessError as e:
+            pytest.fail(f"the host emulation of src/cuda failed to build:\n{e.stderr}")
+
+    def function(self, name):
+        return self._module.get_function(name)
+
+
+def nvcc_or_skip():
+    """Path of nvcc; skips where it is absent, but fails in CI (CI=true)."""
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                    if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+    if nvcc is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("nvcc not found: CI must compile and lint the CUDA kernels "
+                        "(install the CUDA toolkit or put nvcc on PATH)")
+        pytest.skip("nvcc not found: CUDA compile and PTX lint tests need the CUDA toolkit")
+    return nvcc
+
+
+def gpu_or_skip():
+    """The CuPy device backend, or a skip naming what is missing."""
+    try:
+        import cupy
+    except ImportError:
+        pytest.skip("CuPy is not installed (pip install '.[cuda]'): GPU tests skipped")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise RuntimeError("no device")
+    except Exception as e:
+        pytest.skip(f"no CUDA GPU available ({e}): GPU tests skipped")
+    from crlibm_py import _cuda
+    return _cuda.device()
+
+
+def same_bits(got, expected):
+    """Bitwise equality (reproblas: every NaN counts as equal, SPEC §0)."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape, \
+        (got.dtype, got.shape, expected.dtype, expected.shape)
+    u = {4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
+    g, e = got.reshape(-1).view(u), expected.reshape(-1).view(u)
+    nan = np.isnan(got.reshape(-1)) & np.isnan(expected.reshape(-1))
+    bad = np.nonzero((g != e) & ~nan)[0]
+    assert bad.size == 0, (f"{bad.size} of {g.size} differ; first at {bad[:5]}: "
+                           f"got {got.reshape(-1)[bad[:5]]}, expected {expected.reshape(-1)[bad[:5]]}")

@@ -1,0 +1,126 @@
+"""Compile the CUDA kernels with nvcc and lint their PTX against SPEC §0.
+
+Two builds per kernel file and architecture:
+  - the shipped build (the NVRTC options of crlibm_py/_cuda.py): PTX, then
+    ptxas for the same architecture, so the whole device compile is checked;
+    its PTX may hold no approximate, flush-to-zero, tensor-core or
+    floating-point-atomic instruction;
+  - the lint build (-DCR_LINT_FMA, src/cuda/lint/fma_probe.cuh): every fma
+    the sources request becomes a call to an out-of-line probe function, so
+    any fma instruction outside the probes was invented by the compiler.
+
+    python tools/ptx_lint.py [--arch sm_80 sm_90]    # exit 1 on violations
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+KERNEL_FILES = ("crlibm.cu", "reproblas.cu")
+ARCHS = ("sm_80", "sm_90")
+# nvcc spellings of crlibm_py._cuda.NVRTC_OPTIONS (kept equal by a test).
+NVCC_FLAGS = ("--fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17",
+              "-diag-suppress=1675")
+PROBE = "cr_lint_fma"
+
+# Forbidden anywhere in result-producing PTX (SPEC §0): approximate or FTZ
+# instructions, special-function units, tensor cores, floating-point atomics.
+FORBIDDEN = [
+    (re.compile(r"\.approx\b"), "approximate instruction"),
+    (re.compile(r"\.ftz\b"), "flush-to-zero"),
+    (re.compile(r"^\s*(?:@!?%\w+\s+)?(rcp|rsqrt|ex2|lg2|sin|cos|tanh)\.", re.M),
+     "special-function instruction"),
+    (re.compile(r"^\s*(?:@!?%\w+\s+)?div\.full\.", re.M), "approximate division"),
+    (re.compile(r"^\s*(?:@!?%\w+\s+)?(atom|red)\.[\w.]*\.(f16|bf16|f32|f64)\b", re.M),
+     "floating-point atomic"),
+    (re.compile(r"^\s*(?:@!?%\w+\s+)?w?mma\.", re.M), "tensor-core instruction"),
+    (re.compile(r"\btf32\b"), "TF32"),
+]
+FMA = re.compile(r"^\s*(?:@!?%\w+\s+)?fma\.", re.M)
+FUNC = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)",
+                  re.M)
+
+
+def find_nvcc():
+    nvcc = shutil.which("nvcc")
+    if nvcc is None and os.path.exists("/usr/local/cuda/bin/nvcc"):
+        nvcc = "/usr/local/cuda/bin/nvcc"
+    return nvcc
+
+
+def compile_ptx(nvcc, source, arch, out, flags=NVCC_FLAGS, defines=(), ptxas=True):
+    """PTX of `source` (a path) for `arch`; also assembles it when ptxas is true.
+    Raises RuntimeError with the compiler's messages on an error."""
+    cmds = [[nvcc, "-ptx", f"-arch={arch}", *flags, *(f"-D{d}" for d in defines),
+             f"-I{SRC / 'cuda'}", f"-I{SRC / 'c'}", str(source), "-o", str(out)]]
+    if ptxas:  # next to nvcc (a wrapper script may stand in /usr/local/bin)
+        cmds.append([str(Path(nvcc).parent / "ptxas"), f"-arch={arch}", str(out), "-o",
+                     f"{out}.cubin"])
+    for cmd in cmds:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}\n{r.stderr}")
+    return Path(out).read_text()
+
+
+def functions(ptx):
+    """(name, body) of every .entry / .func in the PTX."""
+    starts = [(m.start(), m.group(1)) for m in FUNC.finditer(ptx)]
+    return [(name, ptx[pos:(starts[i + 1][0] if i + 1 < len(starts) else len(ptx))])
+            for i, (pos, name) in enumerate(starts)]
+
+
+def lint(ptx, fma_probe_build=False):
+    """Violations as 'function: what: line' strings (empty: clean). In a probe
+    build, also every fma outside the probe functions."""
+    found = []
+    for name, body in functions(ptx):
+        for pattern, what in FORBIDDEN:
+            for m in pattern.finditer(body):
+                line = body[body.rfind("\n", 0, m.start()) + 1:body.find("\n", m.start())]
+                found.append(f"{name}: {what}: {line.strip()}")
+        if fma_probe_build and PROBE not in name:
+            for m in FMA.finditer(body):
+                line = body[m.start():body.find("\n", m.start())]
+                found.append(f"{name}: fma not requested by the source: {line.strip()}")
+    return found
+
+
+def lint_sources(nvcc, archs=ARCHS, files=KERNEL_FILES, workdir=None, flags=NVCC_FLAGS):
+    """{(file, arch, build): violations} over both builds of every file."""
+    workdir = Path(workdir or tempfile.mkdtemp(prefix="ptx_lint_"))
+    report = {}
+    for f in files:
+        for arch in archs:
+            for build, defines in (("shipped", ()), ("fma-probe", ("CR_LINT_FMA",))):
+                out = workdir / f"{Path(f).stem}_{arch}_{build}.ptx"
+                ptx = compile_ptx(nvcc, SRC / "cuda" / f, arch, out, flags, defines,
+                                  ptxas=build == "shipped")
+                report[f, arch, build] = lint(ptx, fma_probe_build=bool(defines))
+    return report
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--arch", nargs="+", default=list(ARCHS))
+    args = ap.parse_args()
+    nvcc = find_nvcc()
+    if nvcc is None:
+        sys.exit("nvcc not found")
+    bad = 0
+    for (f, arch, build), violations in lint_sources(nvcc, args.arch).items():
+        print(f"{f} {arch} {build}: {'clean' if not violations else len(violations)}")
+        for v in violations[:20]:
+            print("   ", v)
+        bad += len(violations)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
