@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
 C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
            "-fno-strict-aliasing"]
@@ -61,4 +62,22 @@ extensions = [
     ),
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}))
+
+
+class build_py_with_cuda_sources(build_py):
+    """Also ships the CUDA kernels and the C headers they include (crlibm_py/_cuda_src/):
+    CuPy compiles them with NVRTC at run time (crlibm_py/_cuda.py)."""
+
+    def run(self):
+        super().run()
+        dest = Path(self.build_lib) / "crlibm_py" / "_cuda_src"
+        for d in ("cuda", "c/common", "c/crlibm", "c/reproblas"):
+            for p in Path("src", d).rglob("*"):
+                if p.suffix in (".cu", ".cuh", ".h") and "emu" not in p.parts:
+                    target = dest / p.relative_to("src")
+                    self.mkpath(str(target.parent))
+                    self.copy_file(str(p), str(target), preserve_mode=0)
+
+
+setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}),
+      cmdclass={"build_py": build_py_with_cuda_sources})

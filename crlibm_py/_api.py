@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from . import _ufuncs
+from . import _cuda, _ufuncs
 
 ufuncs = dict(_ufuncs.ufuncs)
 FUNCTIONS = tuple(_ufuncs.function_names())
@@ -78,6 +78,14 @@ def _make(fname):
     ufunc = ufuncs[fname]
 
     def wrapper(x, out=None, **kwargs):
+        if _cuda.is_device_array(x):  # our CUDA kernel, result on x's device
+            if kwargs:
+                raise TypeError(f"crlibm_py.{fname}: {', '.join(kwargs)} is not supported for "
+                                f"GPU arrays (only out=)")
+            dev = _cuda.device()
+            x = _as_float32_input(dev.as_array(x), fname)
+            with _cuda.on_device(x):
+                return _cuda.apply(dev, fname, x, out)
         check_isa_env()
         x = _as_float32_input(x, fname)
         if out is None:
@@ -94,7 +102,9 @@ def _make(fname):
     Parameters
     ----------
     x : array_like
-        float32 array or scalar. Inputs that convert to float32 exactly are accepted
+        float32 array or scalar; a CuPy array (or a CUDA tensor exposing
+        ``__cuda_array_interface__`` / DLPack) runs the CUDA kernel and returns a
+        CuPy array on x's device. Inputs that convert to float32 exactly are accepted
         (float16, int8/uint8/int16/uint16, bool, Python numbers with a float32 value).
     out : numpy.ndarray, optional
         float32 array to write the result into, as for a NumPy ufunc.

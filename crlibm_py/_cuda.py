@@ -12,6 +12,7 @@ The host code below is written against a small *device* object (``xp``: the
 array module, ``function(name)``: a kernel), so the tests run it unchanged on
 the host emulation of the kernels (tools/cuda_emu.py) with NumPy arrays.
 """
+import contextlib
 import math
 from pathlib import Path
 
@@ -44,7 +45,7 @@ def nvrtc_options(root=None):
 def is_device_array(x):
     """Whether x lives on a CUDA device (CuPy array, __cuda_array_interface__ or a
     DLPack tensor on a CUDA device, e.g. a torch CUDA tensor)."""
-    if isinstance(x, np.ndarray):
+    if type(x) is np.ndarray:
         return False
     if type(x).__module__.split(".")[0] == "cupy":
         return True
@@ -107,6 +108,12 @@ def device():
     if not _device:
         _device.append(CupyDevice())
     return _device[0]
+
+
+def on_device(x):
+    """A context making x's GPU current (a no-op for host arrays: emulation)."""
+    d = getattr(x, "device", None)
+    return d if hasattr(d, "__enter__") else contextlib.nullcontext()
 
 
 def grid_1d(dev, n):

@@ -5,7 +5,9 @@ single place where CuPy arrays will be routed to the GPU implementation.
 """
 import numpy as np
 
-from . import _core
+from crlibm_py import _cuda as _cuda_arrays
+
+from . import _core, _cuda
 
 ORDERS = {"sequential": _core.SEQUENTIAL, "pairwise": _core.PAIRWISE}
 _FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -57,12 +59,17 @@ def _order(order):
 # ---- arguments ----
 
 def _backend(*arrays):
-    """The array library of the operands; only NumPy is implemented so far."""
-    for a in arrays:
-        if type(a) is not np.ndarray and type(a).__module__.startswith("cupy"):
-            raise TypeError("reproblas: CuPy arrays are not supported yet; pass a NumPy array "
-                            "(cupy.asnumpy(x))")
-    return np
+    """NumPy, or the CUDA device backend (reproblas/_cuda.py) when the operands
+    live on a GPU (CuPy arrays, __cuda_array_interface__ or DLPack CUDA tensors)."""
+    if all(type(a) is np.ndarray or a is None for a in arrays):
+        return np  # the common case, kept cheap for small calls
+    on_gpu = [_cuda_arrays.is_device_array(a) for a in arrays if a is not None]
+    if not any(on_gpu):
+        return np
+    if not all(on_gpu):
+        raise TypeError("reproblas: some operands are on a GPU and some in host memory; move "
+                        "them to one place first (cupy.asarray(x) or cupy.asnumpy(x))")
+    return _cuda_arrays.device()
 
 
 def _vector(x, name, routine):
@@ -133,7 +140,8 @@ def _scalar(alpha, dtype, routine, name="alpha"):
 # ---- routines ----
 
 def _reduction(routine, x, y, order):
-    _backend(x, y)
+    if (dev := _backend(x, y)) is not np:
+        return _cuda.api_reduction(dev, routine, x, y, order)
     code = _order(order)
     x = _vector(x, "x", routine)
     if y is not None:
@@ -271,7 +279,8 @@ def iamax(x):
     ValueError
         x is empty (like :func:`numpy.argmax`) or not 1-D.
     """
-    _backend(x)
+    if (dev := _backend(x)) is not np:
+        return _cuda.api_iamax(dev, x)
     x = _vector(x, "x", "iamax")
     if x.shape[0] == 0:
         raise ValueError("reproblas.iamax: x is empty, it has no largest element")
@@ -297,7 +306,8 @@ def axpy(alpha, x, y):
     numpy.ndarray
         y.
     """
-    _backend(x, y)
+    if (dev := _backend(x, y)) is not np:
+        return _cuda.api_axpy(dev, alpha, x, y)
     x = _vector(x, "x", "axpy")
     y = _vector(y, "y", "axpy")
     _same_dtype("axpy", x=x, y=y)
@@ -330,7 +340,8 @@ def scal(alpha, x):
     numpy.ndarray
         x.
     """
-    _backend(x)
+    if (dev := _backend(x)) is not np:
+        return _cuda.api_scal(dev, alpha, x)
     x = _vector(x, "x", "scal")
     if not x.flags.writeable:
         raise ValueError("reproblas.scal: x is read-only; it is updated in place")

@@ -9,7 +9,7 @@ who computes which aligned block, which never changes an operation.
 """
 import numpy as np
 
-from crlibm_py._cuda import THREADS, grid_1d
+from crlibm_py._cuda import THREADS, grid_1d, on_device
 
 TERMS = {"sum": 0, "asum": 1, "dot": 2, "nrm2": 3}
 PIECE = 2048       # terms per pairwise item at least (THREADS leaves of 8)
@@ -167,3 +167,164 @@ def ger(dev, alpha, x, y, a):
             np.int64(m), np.int64(n), a.dtype.type(alpha), x, y, a, np.int64(rs),
             np.int64(cs)))
     return a
+
+
+# ---- public routines on device arrays (called by _api.py / _level23.py) ----
+# Same checks and semantics as the NumPy path; results are device arrays
+# (reductions: 0-d arrays, as CuPy's own reductions return).
+
+def _checked(dev, routine, names, arrays, ndims):
+    """The arrays on dev (None stays None), checked like the NumPy path's."""
+    from . import _api, _level23
+    out = {}
+    for name, a, nd in zip(names, arrays, ndims):
+        if a is None:
+            continue
+        try:
+            a = dev.as_array(a)
+        except TypeError as e:
+            raise TypeError(f"reproblas.{routine}: {name}: {e} (CuPy cannot use it)") from None
+        out[name] = _level23._matrix(a, name, routine, ndim=nd, xp=dev.xp)
+    _api._same_dtype(routine, **out)
+    devices = {getattr(a.device, "id", None) for a in out.values()} - {None}
+    if len(devices) > 1:
+        raise ValueError(f"reproblas.{routine}: the operands are on different GPUs "
+                         f"{sorted(devices)}; copy them to one device first")
+    return [out.get(name) for name in names]
+
+
+def _on_device(arrays):
+    return on_device(next(a for a in arrays if a is not None))
+
+
+def api_reduction(dev, routine, x, y, order):
+    from . import _api
+    _api._order(order)
+    x, y = _checked(dev, routine, ("x", "y"), (x, y), (1, 1))
+    if y is not None:
+        _api._same_length(routine, x, y)
+        y = dev.xp.ascontiguousarray(y)
+    with _on_device([x]):
+        return reduce(dev, routine, dev.xp.ascontiguousarray(x), y, order)
+
+
+def api_iamax(dev, x):
+    (x,) = _checked(dev, "iamax", ("x",), (x,), (1,))
+    if x.shape[0] == 0:
+        raise ValueError("reproblas.iamax: x is empty, it has no largest element")
+    with _on_device([x]):
+        return iamax(dev, dev.xp.ascontiguousarray(x))
+
+
+def api_axpy(dev, alpha, x, y):
+    from . import _api
+    caller_y = y  # in place: the caller's object is returned (a torch tensor stays one)
+    x, y = _checked(dev, "axpy", ("x", "y"), (x, y), (1, 1))
+    _api._same_length("axpy", x, y)
+    a = _api._scalar(alpha, y.dtype, "axpy")[0]
+    with _on_device([x]):
+        work = y if y.flags.c_contiguous else dev.xp.ascontiguousarray(y)
+        xc = dev.xp.ascontiguousarray(x)
+        if dev.xp.may_share_memory(xc, work):
+            xc = xc.copy()  # y is written while x is read: read the old values
+        axpy(dev, a, xc, work)
+        if work is not y:
+            y[...] = work
+    return caller_y
+
+
+def api_scal(dev, alpha, x):
+    from . import _api
+    caller_x = x
+    (x,) = _checked(dev, "scal", ("x",), (x,), (1,))
+    a = _api._scalar(alpha, x.dtype, "scal")[0]
+    with _on_device([x]):
+        work = x if x.flags.c_contiguous else dev.xp.ascontiguousarray(x)
+        scal(dev, a, work)
+        if work is not x:
+            x[...] = work
+    return caller_x
+
+
+def _result(dev, c, shape, dtype, overwrite, needs_old, routine, name):
+    """Where the kernel writes: c itself (overwrite), or a new C-ordered array."""
+    xp = dev.xp
+    if c is None:
+        return xp.empty(shape, dtype)
+    if c.shape != shape:
+        raise ValueError(f"reproblas.{routine}: {name} has shape {c.shape}, expected {shape}")
+    if overwrite:
+        return c
+    out = xp.empty(shape, dtype)
+    if needs_old:
+        out[...] = c
+    return out
+
+
+def api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order,
+             routine="gemm"):
+    from . import _api
+    _api._order(order)
+    caller_c = c
+    a, b, c = _checked(dev, routine, ("a", "b", "c"), (a, b, c), (2, 2, 2))
+    al = _api._scalar(alpha, a.dtype, routine)[0]
+    be = _api._scalar(beta, a.dtype, routine, "beta")[0]
+    m, ka = (a.shape[1], a.shape[0]) if trans_a else a.shape
+    kb, n = (b.shape[1], b.shape[0]) if trans_b else b.shape
+    if ka != kb:
+        raise ValueError(f"reproblas.{routine}: op(a) is {m}x{ka} but op(b) is {kb}x{n}: the "
+                         f"inner dimensions differ (check trans_a/trans_b)")
+    if c is None and be != 0:
+        raise ValueError(f"reproblas.{routine}: beta != 0 needs c")
+    with _on_device([a]):
+        out = _result(dev, c, (m, n), a.dtype, overwrite_c, be != 0, routine, "c")
+        if c is not None and overwrite_c:  # results must use the old a, b
+            a, b = (dev.xp.array(v, copy=True) if dev.xp.may_share_memory(v, c) else v
+                    for v in (a, b))
+        gemm(dev, order, al, a, trans_a, b, trans_b, be, out)
+    return caller_c if out is c and routine == "gemm" else out
+
+
+def api_gemv(dev, alpha, a, x, beta, y, trans, overwrite_y, order):
+    caller_y = y
+    a, x, y = _checked(dev, "gemv", ("a", "x", "y"), (a, x, y), (2, 1, 1))
+    m = a.shape[1] if trans else a.shape[0]
+    if y is not None and y.shape != (m,):
+        raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
+    out = api_gemm(dev, alpha, a, x[:, None], beta, None if y is None else y[:, None],
+                   trans, False, overwrite_y, order, routine="gemv")
+    return caller_y if y is not None and overwrite_y else out[:, 0]
+
+
+def api_ger(dev, alpha, x, y, a, overwrite_a):
+    from . import _api
+    caller_a = a
+    x, y, a = _checked(dev, "ger", ("x", "y", "a"), (x, y, a), (1, 1, 2))
+    al = _api._scalar(alpha, x.dtype, "ger")[0]
+    shape = (x.shape[0], y.shape[0])
+    with _on_device([x]):
+        if a is None:
+            out = dev.xp.zeros(shape, x.dtype)
+        else:
+            out = _result(dev, a, shape, x.dtype, overwrite_a, True, "ger", "a")
+            x, y = (dev.xp.array(v, copy=True) if dev.xp.may_share_memory(v, out) else v
+                    for v in (x, y))
+        ger(dev, al, dev.xp.ascontiguousarray(x), dev.xp.ascontiguousarray(y), out)
+    return caller_a if out is a else out
+
+
+def api_matmul(dev, a, b, order):
+    """NumPy matmul shapes; every batch entry an independent gemm (alpha 1, beta 0)."""
+    from . import _api
+    from ._level23 import _matmul_shapes, _matmul_unpromote
+    _api._order(order)
+    a, b = _checked(dev, "matmul", ("a", "b"), (a, b), (getattr(a, "ndim", 2),
+                                                          getattr(b, "ndim", 2)))
+    xp = dev.xp
+    a2, b2, batch, (m, k, n) = _matmul_shapes(a, b)
+    out = xp.empty(batch + (m, n), a.dtype)
+    ab, bb = xp.broadcast_to(a2, batch + (m, k)), xp.broadcast_to(b2, batch + (k, n))
+    with _on_device([a]):
+        for idx in np.ndindex(*batch):
+            gemm(dev, order, 1, ab[idx], False, bb[idx], False, 0, out[idx])
+    return _matmul_unpromote(out, a, b)

@@ -11,11 +11,11 @@ is updated in place (any layout) and returned.
 """
 import numpy as np
 
-from . import _api, _core
+from . import _api, _core, _cuda
 
 
-def _matrix(a, name, routine, ndim=2):
-    if not isinstance(a, np.ndarray):
+def _matrix(a, name, routine, ndim=2, xp=np):
+    if not isinstance(a, xp.ndarray):
         raise TypeError(f"reproblas.{routine}: {name} must be a NumPy array of float32 or "
                         f"float64, got {type(a).__name__} (use np.asarray({name}, "
                         f"dtype=np.float64))")
@@ -118,7 +118,8 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     ValueError
         Shapes do not match, beta != 0 without c, or c is read-only with overwrite_c.
     """
-    _api._backend(a, b, c)
+    if (dev := _api._backend(a, b, c)) is not np:
+        return _cuda.api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order)
     code = _api._order(order)
     a = _matrix(a, "a", "gemm")
     b = _matrix(b, "b", "gemm")
@@ -181,7 +182,8 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
     numpy.ndarray
         The 1-D result: a new array, or y when overwrite_y is true.
     """
-    _api._backend(a, x, y)
+    if (dev := _api._backend(a, x, y)) is not np:
+        return _cuda.api_gemv(dev, alpha, a, x, beta, y, trans, overwrite_y, order)
     code = _api._order(order)
     a = _matrix(a, "a", "gemv")
     x = _matrix(x, "x", "gemv", ndim=1)
@@ -235,7 +237,8 @@ def ger(alpha, x, y, a=None, overwrite_a=False):
     numpy.ndarray
         The updated matrix: a new array, or a when overwrite_a is true.
     """
-    _api._backend(x, y, a)
+    if (dev := _api._backend(x, y, a)) is not np:
+        return _cuda.api_ger(dev, alpha, x, y, a, overwrite_a)
     x = _matrix(x, "x", "ger", ndim=1)
     y = _matrix(y, "y", "ger", ndim=1)
     arrays = {"x": x, "y": y}
@@ -261,6 +264,36 @@ def ger(alpha, x, y, a=None, overwrite_a=False):
     if a is not None and overwrite_a and out is not a:
         a[...] = out
         return a
+    return out
+
+
+def _matmul_shapes(a, b):
+    """NumPy's matmul rules: (a, b promoted to at least 2-D, batch shape, (m, k, n))."""
+    for name, v in (("a", a), ("b", b)):
+        if v.ndim == 0:
+            raise ValueError(f"reproblas.matmul: {name} is 0-d; matmul needs arrays of at "
+                             f"least 1 dimension (use * for scalars)")
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    m, k = a2.shape[-2:]
+    k2, n = b2.shape[-2:]
+    if k != k2:
+        raise ValueError(f"reproblas.matmul: contracted dimensions differ: a has {k} columns "
+                         f"(shape {a.shape}) but b has {k2} rows (shape {b.shape})")
+    try:
+        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise ValueError(f"reproblas.matmul: batch dimensions of shapes {a.shape} and "
+                         f"{b.shape} do not broadcast") from None
+    return a2, b2, batch, (m, k, n)
+
+
+def _matmul_unpromote(out, a, b):
+    """Drops the dimensions _matmul_shapes added for 1-D operands."""
+    if a.ndim == 1:
+        out = out[..., 0, :]
+    if b.ndim == 1:
+        out = out[..., 0]
     return out
 
 
@@ -291,26 +324,13 @@ def matmul(a, b, order="sequential"):
         0-d operands, contracted dimensions that differ, or batch shapes that do not
         broadcast.
     """
-    _api._backend(a, b)
+    if (dev := _api._backend(a, b)) is not np:
+        return _cuda.api_matmul(dev, a, b, order)
     code = _api._order(order)
     for name, v in (("a", a), ("b", b)):
         _matrix(v, name, "matmul", ndim=v.ndim if isinstance(v, np.ndarray) else 2)
-        if v.ndim == 0:
-            raise ValueError(f"reproblas.matmul: {name} is 0-d; matmul needs arrays of at "
-                             f"least 1 dimension (use * for scalars)")
     _api._same_dtype("matmul", a=a, b=b)
-    a2 = a[None, :] if a.ndim == 1 else a
-    b2 = b[:, None] if b.ndim == 1 else b
-    m, k = a2.shape[-2:]
-    k2, n = b2.shape[-2:]
-    if k != k2:
-        raise ValueError(f"reproblas.matmul: contracted dimensions differ: a has {k} columns "
-                         f"(shape {a.shape}) but b has {k2} rows (shape {b.shape})")
-    try:
-        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    except ValueError:
-        raise ValueError(f"reproblas.matmul: batch dimensions of shapes {a.shape} and "
-                         f"{b.shape} do not broadcast") from None
+    a2, b2, batch, (m, k, n) = _matmul_shapes(a, b)
     out = np.empty(batch + (m, n), dtype=a.dtype)
     ab = np.broadcast_to(a2, batch + (m, k))
     bb = np.broadcast_to(b2, batch + (k, n))
@@ -319,8 +339,5 @@ def matmul(a, b, order="sequential"):
     for idx in np.ndindex(*batch):
         _run_gemm(code, one, ab[idx], False, bb[idx], False, zero, out[idx], isa,
                   threads)
-    if a.ndim == 1:
-        out = out[..., 0, :]
-    if b.ndim == 1:
-        out = out[..., 0]
+    out = _matmul_unpromote(out, a, b)
     return out[()] if out.ndim == 0 else out

@@ -29,6 +29,9 @@ class EmuDevice:
     def function(self, name):
         return self._module.get_function(name)
 
+    def as_array(self, x):
+        return x.view(np.ndarray) if isinstance(x, np.ndarray) else np.asarray(x)
+
 
 def nvcc_or_skip():
     """Path of nvcc; skips where it is absent, but fails in CI (CI=true)."""
@@ -68,3 +71,17 @@ def same_bits(got, expected):
     bad = np.nonzero((g != e) & ~nan)[0]
     assert bad.size == 0, (f"{bad.size} of {g.size} differ; first at {bad[:5]}: "
                            f"got {got.reshape(-1)[bad[:5]]}, expected {expected.reshape(-1)[bad[:5]]}")
+
+
+class EmuArray(np.ndarray):
+    """A host array that the dispatchers take for a GPU array (it has
+    __cuda_array_interface__), so the public API runs the emulated kernels."""
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "version": 3,
+                "data": (self.ctypes.data, False), "strides": self.strides}
+
+
+def emu_array(x):
+    return np.asarray(x).view(EmuArray)

@@ -1,0 +1,106 @@
+"""The public API on GPU arrays, end to end through the emulated kernels: the
+dispatch (crlibm_py._api, reproblas._backend), checks, output allocation and
+in-place semantics of the CUDA path give the NumPy path's bits."""
+import numpy as np
+import pytest
+
+import crlibm_py
+import reproblas
+from crlibm_py import _cuda
+from cuda_support import EmuArray, EmuDevice, emu_array, same_bits
+
+
+@pytest.fixture(scope="module")
+def _emu():
+    return EmuDevice()
+
+
+@pytest.fixture
+def gpu(_emu, monkeypatch):
+    """Route 'GPU' arrays (EmuArray) to the emulated device."""
+    monkeypatch.setattr(_cuda, "_device", [_emu])
+    return _emu
+
+
+def test_crlibm_routes_device_arrays(gpu):
+    x = np.linspace(-20, 20, 999, dtype=np.float32).reshape(27, 37)
+    for fname in crlibm_py.FUNCTIONS:
+        got = getattr(crlibm_py, fname)(emu_array(x))
+        same_bits(got, getattr(crlibm_py, fname)(x))
+    same_bits(crlibm_py.sin(emu_array(x.astype(np.float16))), crlibm_py.sin(x.astype(np.float16)))
+    with pytest.raises(TypeError, match="astype"):
+        crlibm_py.exp(emu_array(x.astype(np.float64)))
+    with pytest.raises(TypeError, match="where"):
+        crlibm_py.exp(emu_array(x), where=True)
+
+
+def test_without_cupy_a_device_array_is_a_clear_error(monkeypatch):
+    pytest.importorskip  # noqa: B018 (documentation: nothing to import here)
+    try:
+        import cupy  # noqa: F401
+        pytest.skip("CuPy is installed")
+    except ImportError:
+        pass
+    monkeypatch.setattr(_cuda, "_device", [])
+    x = emu_array(np.ones(4, np.float32))
+    with pytest.raises(RuntimeError, match="CuPy is not installed"):
+        crlibm_py.exp(x)
+    with pytest.raises(RuntimeError, match="CuPy is not installed"):
+        reproblas.sum(x)
+
+
+def test_reproblas_level1_routes(gpu):
+    rng = np.random.default_rng(5)
+    for dtype in (np.float32, np.float64):
+        x, y = rng.standard_normal(1500).astype(dtype), rng.standard_normal(1500).astype(dtype)
+        for order in ("sequential", "pairwise"):
+            for r, args in (("sum", (x,)), ("asum", (x,)), ("nrm2", (x[::3],)),
+                            ("dot", (x, y))):
+                got = getattr(reproblas, r)(*map(emu_array, args), order=order)
+                assert isinstance(got, np.ndarray) and got.shape == ()
+                same_bits(got, np.asarray(getattr(reproblas, r)(*args, order=order)))
+        assert reproblas.iamax(emu_array(x)) == reproblas.iamax(x)
+        yy = emu_array(y.copy())
+        assert reproblas.axpy(2.5, emu_array(x), yy) is yy
+        same_bits(yy, reproblas.axpy(2.5, x, y.copy()))
+        xs = emu_array(x.copy())[::2]  # strided, updated in place
+        reproblas.scal(-3.0, xs)
+        same_bits(xs, reproblas.scal(-3.0, x.copy()[::2]))
+    with pytest.raises(TypeError, match="GPU and some in host"):
+        reproblas.dot(emu_array(x), x)
+    with pytest.raises(TypeError, match="mixed dtypes"):
+        reproblas.dot(emu_array(x), emu_array(x.astype(np.float32)))
+    with pytest.raises(ValueError, match="order"):
+        reproblas.sum(emu_array(x), order="tree")
+    with pytest.raises(ValueError, match="empty"):
+        reproblas.iamax(emu_array(x[:0]))
+
+
+def test_reproblas_level23_routes(gpu):
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((40, 30)).astype(np.float32)
+    b = rng.standard_normal((30, 50)).astype(np.float32)
+    c = rng.standard_normal((40, 50)).astype(np.float32)
+    for order in ("sequential", "pairwise"):
+        same_bits(reproblas.gemm(0.5, emu_array(a), emu_array(b), 2.0, emu_array(c), order=order),
+                  reproblas.gemm(0.5, a, b, 2.0, c, order=order))
+        cc = emu_array(np.asfortranarray(c))
+        assert reproblas.gemm(1.0, emu_array(a), emu_array(b), -1.0, cc, overwrite_c=True,
+                              order=order) is cc
+        same_bits(cc, reproblas.gemm(1.0, a, b, -1.0, c, order=order))
+        x, y = b[:, 0].copy(), c[:, 0].copy()
+        same_bits(reproblas.gemv(1.5, emu_array(a), emu_array(x), 0.25, emu_array(y), order=order),
+                  reproblas.gemv(1.5, a, x, 0.25, y, order=order))
+        same_bits(reproblas.gemv(1.5, emu_array(a), emu_array(y), trans=True, order=order),
+                  reproblas.gemv(1.5, a, y, trans=True, order=order))
+        batch = rng.standard_normal((3, 1, 40, 30)).astype(np.float32)
+        same_bits(reproblas.matmul(emu_array(batch), emu_array(b), order=order),
+                  reproblas.matmul(batch, b, order=order))
+        same_bits(reproblas.matmul(emu_array(x), emu_array(b), order=order),
+                  reproblas.matmul(x, b, order=order))
+    same_bits(reproblas.ger(0.5, emu_array(c[:, 1].copy()), emu_array(b[0].copy()), emu_array(c)),
+              reproblas.ger(0.5, c[:, 1].copy(), b[0].copy(), c))
+    with pytest.raises(ValueError, match="inner dimensions"):
+        reproblas.gemm(1.0, emu_array(a), emu_array(a))
+    with pytest.raises(ValueError, match="beta != 0 needs c"):
+        reproblas.gemm(1.0, emu_array(a), emu_array(b), 1.0)

@@ -1,0 +1,70 @@
+"""On a real GPU (marker `cuda`; skipped without CuPy or a device): our CUDA
+kernels against the CPU backend, bit for bit."""
+import numpy as np
+import pytest
+
+import crlibm_py
+import reproblas
+from cuda_support import gpu_or_skip, same_bits
+
+pytestmark = pytest.mark.cuda
+
+
+@pytest.fixture(scope="module")
+def cp():
+    return gpu_or_skip().xp
+
+
+@pytest.mark.parametrize("fname", crlibm_py.FUNCTIONS)
+def test_crlibm_sample(cp, fname):
+    rng = np.random.default_rng(1)
+    bits = np.concatenate([rng.integers(0, 2**32, 1 << 22, dtype=np.uint64).astype(np.uint32),
+                           np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00001],
+                                    np.uint32)])
+    x = bits.view(np.float32)
+    got = getattr(crlibm_py, fname)(cp.asarray(x))
+    assert isinstance(got, cp.ndarray) and got.device == cp.cuda.Device()
+    same_bits(cp.asnumpy(got).view(np.uint32), getattr(crlibm_py, fname)(x).view(np.uint32))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fname", crlibm_py.FUNCTIONS)
+def test_crlibm_all_inputs(cp, fname):
+    """All 2^32 inputs, in chunks of 2^28: GPU == CPU (best CPU path)."""
+    f, chunk = getattr(crlibm_py, fname), 1 << 28
+    for start in range(0, 1 << 32, chunk):
+        bits = cp.arange(start, start + chunk, dtype=cp.uint64).astype(cp.uint32)
+        got = cp.asnumpy(f(bits.view(cp.float32))).view(np.uint32)
+        x = cp.asnumpy(bits).view(np.float32)
+        expected = f(x).view(np.uint32)
+        bad = np.nonzero(got != expected)[0]
+        assert bad.size == 0, (f"{fname}: {bad.size} differ in chunk {start:#x}, first x=0x"
+                               f"{x.view(np.uint32)[bad[0]]:08x}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["sequential", "pairwise"])
+def test_reproblas_routines(cp, dtype, order):
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 1000, 100_003, 3_000_001):
+        x, y = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+        for r, args in (("sum", (x,)), ("asum", (x,)), ("nrm2", (x,)), ("dot", (x, y))):
+            got = getattr(reproblas, r)(*map(cp.asarray, args), order=order)
+            same_bits(cp.asnumpy(got), np.asarray(getattr(reproblas, r)(*args, order=order)))
+        if n:
+            assert reproblas.iamax(cp.asarray(x)) == reproblas.iamax(x)
+    for m, n, k in ((1, 1, 1), (129, 257, 63), (1000, 700, 513), (37, 1, 4000)):
+        a = rng.standard_normal((m, k)).astype(dtype)
+        b = np.asfortranarray(rng.standard_normal((k, n)).astype(dtype))
+        c = rng.standard_normal((m, n)).astype(dtype)
+        same_bits(cp.asnumpy(reproblas.gemm(0.5, cp.asarray(a), cp.asarray(b), 2.0,
+                                            cp.asarray(c), order=order)),
+                  reproblas.gemm(0.5, a, b, 2.0, c, order=order))
+        same_bits(cp.asnumpy(reproblas.gemv(1.0, cp.asarray(a), cp.asarray(c[:, 0]),
+                                            trans=True, order=order)),
+                  reproblas.gemv(1.0, a, c[:, 0], trans=True, order=order))
+    v = rng.standard_normal(300).astype(dtype)
+    same_bits(cp.asnumpy(reproblas.ger(2.0, cp.asarray(v), cp.asarray(v[:50]))),
+              reproblas.ger(2.0, v, v[:50]))
+    same_bits(cp.asnumpy(reproblas.axpy(3.0, cp.asarray(v), cp.asarray(v[::-1]))),
+              reproblas.axpy(3.0, v, v[::-1].copy()))
