@@ -13,14 +13,16 @@ array module, ``function(name)``: a kernel), so the tests run it unchanged on
 the host emulation of the kernels (tools/cuda_emu.py) with NumPy arrays.
 """
 import contextlib
+import hashlib
 import math
 from pathlib import Path
 
 import numpy as np
 
-# Contract §0 as NVRTC options; the nvcc lint build (tests/test_cuda_ptx.py) uses the same.
+# Contract §0 as NVRTC options; the nvcc lint build (tools/ptx_lint.py) uses the same.
+# 161 / 1675: the CPU's `#pragma GCC unroll` is unknown to NVRTC / nvcc.
 NVRTC_OPTIONS = ("--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true",
-                 "--std=c++17", "--diag-suppress=1675")
+                 "--std=c++17", "--diag-suppress=161,1675")
 THREADS = 256
 MAX_BLOCKS = 4096  # elementwise grids: grid-stride loops beyond this
 
@@ -36,17 +38,31 @@ def source_root():
                        "(expected crlibm_py/_cuda_src/); reinstall the package")
 
 
+def sources_digest(root=None):
+    """A hash of every kernel source and header."""
+    root = root or source_root()
+    h = hashlib.sha256()
+    for p in sorted((root / "cuda").rglob("*")) + sorted((root / "c").rglob("*")):
+        if p.suffix in (".cu", ".cuh", ".h"):
+            h.update(str(p.relative_to(root)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def nvrtc_options(root=None):
     root = root or source_root()
     # nvrtc/ holds the few libc headers the shared C headers include.
     return NVRTC_OPTIONS + tuple(f"-I{root / d}" for d in ("cuda", "c", "cuda/nvrtc"))
 
 
+_HOST_TYPES = (np.generic, int, float, list, tuple)
+
+
 def is_device_array(x):
     """Whether x lives on a CUDA device (CuPy array, __cuda_array_interface__ or a
     DLPack tensor on a CUDA device, e.g. a torch CUDA tensor)."""
-    if type(x) is np.ndarray:
-        return False
+    if type(x) is np.ndarray or isinstance(x, _HOST_TYPES):
+        return False  # the common cases first: this runs on every CPU call
     if type(x).__module__.split(".")[0] == "cupy":
         return True
     if hasattr(x, "__cuda_array_interface__"):
@@ -77,6 +93,7 @@ class CupyDevice:
                 from None
         self.xp = cupy
         self._modules = {}
+        self._digest = sources_digest()
 
     def as_array(self, x):
         """x as a CuPy array (zero copy for __cuda_array_interface__ / DLPack)."""
@@ -94,8 +111,10 @@ class CupyDevice:
         key = (file, self.xp.cuda.runtime.getDevice())
         mod = self._modules.get(key)
         if mod is None:
-            mod = self.xp.RawModule(code=f'#include "{file}.cu"\n', options=nvrtc_options(),
-                                    backend="nvrtc")
+            # CuPy caches compiled modules by the code string, which must therefore
+            # change whenever an included file does.
+            code = f'// sources {self._digest}\n#include "{file}.cu"\n'
+            mod = self.xp.RawModule(code=code, options=nvrtc_options(), backend="nvrtc")
             self._modules[key] = mod
         return mod.get_function(name)
 

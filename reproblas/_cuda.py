@@ -74,7 +74,7 @@ def _max_abs(dev, x):
     has_nan = xp.zeros(1, np.int32)
     dev.function(f"rb_max_abs_{_sfx(x.dtype)}")(grid, (THREADS,), (
         x, np.int64(n), block_max, has_nan))
-    return x.dtype.type(block_max.max()), bool(int(has_nan[0]))
+    return x.dtype.type(float(block_max.max())), bool(int(has_nan[0]))  # float(): CuPy 0-d
 
 
 def reduce(dev, routine, x, y, order):
@@ -148,10 +148,10 @@ def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c):
     else:
         name, (bm, bn) = f"rb_gemm_{kind}_{sfx}", TILES[kind, sfx]
     t = c.dtype.type
-    grid = (-(-n // bn), -(-m // bm))
+    grid = (-(-m // bm), -(-n // bn))
     if grid[1] > 65535:
-        raise ValueError(f"reproblas: {m} rows exceed the CUDA grid limit of this kernel "
-                         f"({65535 * bm}); split the call")
+        raise ValueError(f"reproblas: {n} columns exceed the CUDA grid limit of this kernel "
+                         f"({65535 * bn}); split the call")
     dev.function(name)(grid, (THREADS,), (
         np.int64(m), np.int64(n), np.int64(k), t(alpha), a, np.int64(a_rs), np.int64(a_cs),
         b, np.int64(b_rs), np.int64(b_cs), t(beta), c, np.int64(c_rs), np.int64(c_cs)))
@@ -163,7 +163,8 @@ def ger(dev, alpha, x, y, a):
     m, n = a.shape
     if m and n:
         rs, cs = a.strides[0] // a.itemsize, a.strides[1] // a.itemsize
-        dev.function(f"rb_ger_{_sfx(a.dtype)}")((-(-n // 32), -(-m // 8)), (32, 8), (
+        grid = (-(-n // 32), min(-(-m // 8), 65535))
+        dev.function(f"rb_ger_{_sfx(a.dtype)}")(grid, (32, 8), (
             np.int64(m), np.int64(n), a.dtype.type(alpha), x, y, a, np.int64(rs),
             np.int64(cs)))
     return a

@@ -104,3 +104,15 @@ def test_reproblas_level23_routes(gpu):
         reproblas.gemm(1.0, emu_array(a), emu_array(a))
     with pytest.raises(ValueError, match="beta != 0 needs c"):
         reproblas.gemm(1.0, emu_array(a), emu_array(b), 1.0)
+
+
+def test_kernel_cache_key_follows_every_included_file(tmp_path):
+    """CuPy caches modules by code string: ours embeds a digest of all sources."""
+    import shutil
+    root = tmp_path / "src"
+    shutil.copytree(_cuda.source_root() / "cuda", root / "cuda")
+    shutil.copytree(_cuda.source_root() / "c", root / "c")
+    before = _cuda.sources_digest(root)
+    header = root / "c" / "crlibm" / "fputil.h"
+    header.write_text(header.read_text() + "\n")
+    assert _cuda.sources_digest(root) != before

@@ -31,9 +31,26 @@ def test_kernels_compile_and_lint_clean(report, file, arch, build):
 def test_nvcc_flags_are_the_nvrtc_options():
     spell = {"-ftz=false": "--ftz=false", "-prec-div=true": "--prec-div=true",
              "-prec-sqrt=true": "--prec-sqrt=true", "-std=c++17": "--std=c++17",
-             "-diag-suppress=1675": "--diag-suppress=1675"}
+             "-diag-suppress=161,1675": "--diag-suppress=161,1675"}
     assert tuple(spell.get(f, f) for f in ptx_lint.NVCC_FLAGS) == _cuda.NVRTC_OPTIONS
     assert not any("fast" in f for f in _cuda.NVRTC_OPTIONS)
+
+
+@pytest.mark.parametrize("probe", [False, True])
+@pytest.mark.parametrize("file", ptx_lint.KERNEL_FILES)
+def test_nvrtc_compiles_the_shipped_sources_lint_clean(file, probe):
+    """What cupy.RawModule does on a GPU machine: NVRTC, our options, the stub libc
+    headers of src/cuda/nvrtc/. Needs only libnvrtc, no GPU."""
+    library = ptx_lint.find_nvrtc()
+    if library is None:
+        pytest.skip("libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12, or set "
+                    "NVRTC_LIBRARY)")
+    options = list(_cuda.nvrtc_options()) + ["--gpu-architecture=compute_80"]
+    if probe:
+        options.append("-DCR_LINT_FMA")
+    ptx = ptx_lint.nvrtc_ptx(library, f'#include "{file}"\n', options)
+    assert ".entry" in ptx
+    assert ptx_lint.lint(ptx, fma_probe_build=probe) == []
 
 
 def _lint_snippet(nvcc, tmp_path, body, flags=ptx_lint.NVCC_FLAGS, probe=True):

@@ -26,7 +26,7 @@ KERNEL_FILES = ("crlibm.cu", "reproblas.cu")
 ARCHS = ("sm_80", "sm_90")
 # nvcc spellings of crlibm_py._cuda.NVRTC_OPTIONS (kept equal by a test).
 NVCC_FLAGS = ("--fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17",
-              "-diag-suppress=1675")
+              "-diag-suppress=161,1675")
 PROBE = "cr_lint_fma"
 
 # Forbidden anywhere in result-producing PTX (SPEC §0): approximate or FTZ
@@ -67,6 +67,45 @@ def compile_ptx(nvcc, source, arch, out, flags=NVCC_FLAGS, defines=(), ptxas=Tru
         if r.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)}\n{r.stderr}")
     return Path(out).read_text()
+
+
+def find_nvrtc():
+    """Path of libnvrtc: $NVRTC_LIBRARY, the CUDA toolkit's, or the nvidia-cuda-nvrtc
+    wheel's; None if absent (NVRTC compiles without a GPU)."""
+    import glob
+    import importlib.util
+    candidates = [os.environ.get("NVRTC_LIBRARY", "")]
+    candidates += sorted(glob.glob("/usr/local/cuda*/lib64/libnvrtc.so*"))
+    spec = importlib.util.find_spec("nvidia")
+    for base in (spec.submodule_search_locations if spec else []):
+        candidates += sorted(glob.glob(f"{base}/cuda_nvrtc/lib/libnvrtc.so*"))
+    return next((c for c in candidates if c and os.path.isfile(c)), None)
+
+
+def nvrtc_ptx(library, code, options):
+    """PTX of `code` compiled by NVRTC (what cupy.RawModule runs) with `options`.
+    Raises RuntimeError with NVRTC's log on an error."""
+    import ctypes
+    lib = ctypes.CDLL(library)
+    prog = ctypes.c_void_p()
+    if lib.nvrtcCreateProgram(ctypes.byref(prog), code.encode(), b"kernels.cu", 0, None,
+                              None) != 0:
+        raise RuntimeError("nvrtcCreateProgram failed")
+    try:
+        opts = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
+        rc = lib.nvrtcCompileProgram(prog, len(options), opts)
+        size = ctypes.c_size_t()
+        if rc != 0:
+            lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+            log = ctypes.create_string_buffer(size.value)
+            lib.nvrtcGetProgramLog(prog, log)
+            raise RuntimeError(f"NVRTC error {rc}:\n{log.value.decode()}")
+        lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
+        ptx = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetPTX(prog, ptx)
+        return ptx.value.decode()
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
 def functions(ptx):

@@ -14,15 +14,7 @@
 #include <stdint.h>
 
 #include "../common/isa.h"
-
-/* The terms t_k of a reduction (SPEC §3). */
-enum rb_term {
-  RB_TERM_X = 0,   /* sum:  x_k */
-  RB_TERM_ABS = 1, /* asum: abs(x_k) */
-  RB_TERM_XY = 2,  /* dot:  x_k * y_k (rounded in pairwise; fused in sequential) */
-  RB_TERM_ZZ = 3,  /* nrm2: z_k * z_k with z_k = x_k * scale (rounded) */
-  RB_TERM_COUNT = 4
-};
+#include "terms.h"
 
 #define RB_DECLARE_L1_TABLE(T, SFX)                                                     \
   typedef struct {                                                                      \

@@ -9,7 +9,8 @@
  * Tiles past the edges load zeros, which only feed outputs that are not
  * stored: the k loop of the last slice stops at k itself.
  * Element (i, k) of op(A) is a[i*a_rs + k*a_cs] (any strides, transposes
- * included); likewise op(B) and C. Grid: (ceil(n/BN), ceil(m/BM)). */
+ * included); likewise op(B) and C. Grid: (ceil(m/BM), ceil(n/BN)): rows on x,
+ * whose limit is 2^31 - 1 (gemv has millions of rows), columns on y (65535). */
 #ifndef RB_CUDA_GEMM_CUH
 #define RB_CUDA_GEMM_CUH
 
@@ -23,7 +24,7 @@ __device__ __forceinline__ void rb_gemm_body(long long m, long long n, long long
   constexpr int RT = BM / TM, CT = BN / TN, NT = RT * CT; /* threads per row/col, total */
   __shared__ T as[BK][BM], bs[BK][BN];
   const int t = threadIdx.x, tr = t / CT, tc = t % CT;
-  const long long i0 = (long long)blockIdx.y * BM, j0 = (long long)blockIdx.x * BN;
+  const long long i0 = (long long)blockIdx.x * BM, j0 = (long long)blockIdx.y * BN;
   T acc[TM][TN];
   T stack[PAIRWISE ? TM : 1][PAIRWISE ? TN : 1][PAIRWISE ? RB_LEVELS : 1];
   for (int i = 0; i < TM; ++i)

@@ -131,13 +131,17 @@ __device__ __forceinline__ void rb_scal_body(T alpha, T *x, long long n) {
     x[i] = alpha * x[i];
 }
 
-/* a_ij <- fma(x_i, alpha * y_j, a_ij); element (i, j) at a[i*rs + j*cs]. */
+/* a_ij <- fma(x_i, alpha * y_j, a_ij); element (i, j) at a[i*rs + j*cs]. Rows
+ * grid-stride (gridDim.y is limited to 65535). */
 template <class T>
 __device__ __forceinline__ void rb_ger_body(long long m, long long n, T alpha, const T *x,
                                             const T *y, T *a, long long rs, long long cs) {
   const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const long long i = (long long)blockIdx.y * blockDim.y + threadIdx.y;
-  if (i < m && j < n) a[i * rs + j * cs] = rb_fma(x[i], alpha * y[j], a[i * rs + j * cs]);
+  if (j >= n) return;
+  const T ay = alpha * y[j];
+  for (long long i = (long long)blockIdx.y * blockDim.y + threadIdx.y; i < m;
+       i += (long long)gridDim.y * blockDim.y)
+    a[i * rs + j * cs] = rb_fma(x[i], ay, a[i * rs + j * cs]);
 }
 
 #endif /* RB_CUDA_LEVEL1_CUH */

@@ -6,7 +6,7 @@
 #define RB_CUDA_OPS_CUH
 
 #include "reproblas/lanes/scalar.h"
-#include "reproblas/kernels.h" /* enum rb_term */
+#include "reproblas/terms.h"
 
 CR_FN float rb_fma(float a, float b, float c) { return v32_fma(a, b, c); }
 CR_FN double rb_fma(double a, double b, double c) { return v64_fma(a, b, c); }
