@@ -3,17 +3,33 @@
 import numpy as np
 import pytest
 
+import crlibm_py
 import reproblas
 from reproblas import _cuda
 from cuda_support import EmuDevice, same_bits
 
 DTYPES = (np.float32, np.float64)
 ORDERS = ("sequential", "pairwise")
+_SUPPORTED = [i for i in reproblas.isa_names() if crlibm_py.isa_supported(i)]  # same CPU check
 
 
 @pytest.fixture(scope="module")
 def emu():
     return EmuDevice()
+
+
+def _cpu_everywhere(monkeypatch, call):
+    """call() on every CPU path this machine has and 1 and 3 threads; all must agree
+    (the CPU tests' claim), and the common result is what the GPU must give."""
+    results = []
+    for isa in _SUPPORTED:
+        for threads in ("1", "3"):
+            monkeypatch.setenv("REPROBLAS_ISA", isa)
+            monkeypatch.setenv("REPROBLAS_NUM_THREADS", threads)
+            results.append(np.asarray(call()))
+    for r in results[1:]:
+        same_bits(r, results[0])
+    return results[0]
 
 
 def _vector(rng, n, dtype, special=False):
@@ -28,12 +44,13 @@ def _vector(rng, n, dtype, special=False):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 255, 256, 257, 1000, 2048, 4097, 6001])
-def test_reductions(emu, dtype, order, n):
+def test_reductions(emu, dtype, order, n, monkeypatch):
     rng = np.random.default_rng(n)
     x, y = _vector(rng, n, dtype, special=True), _vector(rng, n, dtype)
     for routine, args in (("sum", (x,)), ("asum", (x,)), ("dot", (x, y)), ("nrm2", (x,))):
         got = _cuda.reduce(emu, routine, *args[:1], args[1] if len(args) > 1 else None, order)
-        same_bits(got, np.asarray(getattr(reproblas, routine)(*args, order=order)))
+        same_bits(got, _cpu_everywhere(
+            monkeypatch, lambda: getattr(reproblas, routine)(*args, order=order)))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -110,7 +127,7 @@ def _operand(rng, shape, dtype, trans, layout):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("case", GEMM_CASES)
-def test_gemm(emu, dtype, order, case):
+def test_gemm(emu, dtype, order, case, monkeypatch):
     m, n, k, ta, tb = case
     rng = np.random.default_rng(m * 1000 + n + k)
     layouts = ("C", "F", "strided")
@@ -120,7 +137,8 @@ def test_gemm(emu, dtype, order, case):
         c = rng.standard_normal((m, n)).astype(dtype)
         if beta == 0:
             c[...] = np.nan  # never read
-        expected = reproblas.gemm(alpha, a, b, beta, c, trans_a=ta, trans_b=tb, order=order)
+        expected = _cpu_everywhere(monkeypatch, lambda: reproblas.gemm(
+            alpha, a, b, beta, c, trans_a=ta, trans_b=tb, order=order))
         got = c.copy(order="F" if n % 2 else "C")
         _cuda.gemm(emu, order, alpha, a, ta, b, tb, beta, got)
         same_bits(got, expected)
