@@ -1,9 +1,10 @@
 """CUDA backend of crlibm_py, and the kernel loader shared with reproblas.
 
 Kernels come from the CUDA sources under src/cuda/ (shipped as package data
-in crlibm_py/_cuda_src/ by setup.py), compiled at first use by CuPy's
-RawModule through NVRTC with the options of the contract: no contraction
-(--fmad=false), IEEE division and square root, subnormals kept. They include
+in crlibm_py/_cuda_src/ by setup.py), compiled at first use by NVRTC with the
+options of the contract: no contraction (--fmad=false), IEEE division and
+square root, subnormals kept; the PTX is linted and loaded by CuPy's
+RawModule (see _cuda_ptx.py for why CuPy does not compile them itself). They include
 the same arithmetic headers (src/c/) as the CPU build, so every result has
 the CPU's bits. CuPy is optional (the ``cuda`` extra); without it, or without
 a GPU, passing a device array raises a clear error and nothing else changes.
@@ -18,6 +19,8 @@ import math
 from pathlib import Path
 
 import numpy as np
+
+from . import _cuda_ptx
 
 # Contract §0 as NVRTC options; the nvcc lint build (tools/ptx_lint.py) uses the same.
 # 161 / 1675: the CPU's `#pragma GCC unroll` is unknown to NVRTC / nvcc.
@@ -77,7 +80,7 @@ def is_device_array(x):
 
 
 class CupyDevice:
-    """Kernels from RawModule (NVRTC, compiled once per process and device)."""
+    """Kernels from RawModule over our checked PTX (once per process and device)."""
 
     def __init__(self):
         try:
@@ -108,13 +111,14 @@ class CupyDevice:
 
     def function(self, name):
         file = "crlibm" if name.startswith("cr_") else "reproblas"
-        key = (file, self.xp.cuda.runtime.getDevice())
+        device = self.xp.cuda.Device()
+        key = (file, device.id)
         mod = self._modules.get(key)
         if mod is None:
-            # CuPy caches compiled modules by the code string, which must therefore
-            # change whenever an included file does.
-            code = f'// sources {self._digest}\n#include "{file}.cu"\n'
-            mod = self.xp.RawModule(code=code, options=nvrtc_options(), backend="nvrtc")
+            # Our own NVRTC compile, linted (RawModule(code=) would add -ftz=true).
+            path = _cuda_ptx.ptx_path(file, device.compute_capability, nvrtc_options(),
+                                      self._digest)
+            mod = self.xp.RawModule(path=str(path))
             self._modules[key] = mod
         return mod.get_function(name)
 

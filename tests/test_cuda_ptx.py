@@ -4,7 +4,7 @@ import pytest
 
 from cuda_support import nvcc_or_skip
 import ptx_lint
-from crlibm_py import _cuda
+from crlibm_py import _cuda, _cuda_ptx
 
 
 @pytest.fixture(scope="module")
@@ -36,19 +36,52 @@ def test_nvcc_flags_are_the_nvrtc_options():
     assert not any("fast" in f for f in _cuda.NVRTC_OPTIONS)
 
 
+def _nvrtc_or_skip():
+    library = ptx_lint.find_nvrtc()
+    if library is None:
+        pytest.skip("libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12, or set "
+                    "NVRTC_LIBRARY)")
+    return lambda code, options: ptx_lint.nvrtc_ptx(library, code, options)
+
+
+def test_repeated_ftz_option_last_wins():
+    """Why the loader compiles itself: CuPy's RawModule(code=) appends -ftz=true,
+    and NVRTC honours the last of repeated options."""
+    nvrtc = _nvrtc_or_skip()
+    code = 'extern "C" __global__ void k(float *y) { y[0] = y[1] * y[2]; }\n'
+    assert _cuda_ptx.lint(nvrtc(code, _cuda.NVRTC_OPTIONS)) == []
+    assert any("flush-to-zero" in v for v in
+               _cuda_ptx.lint(nvrtc(code, _cuda.NVRTC_OPTIONS + ("-ftz=true",))))
+
+
+def test_loader_ptx_is_compiled_once_and_checked(tmp_path):
+    nvrtc = _nvrtc_or_skip()
+    options = _cuda.nvrtc_options()
+    path = _cuda_ptx.ptx_path("crlibm", "80", options, "d1", nvrtc, tmp_path)
+    assert ".entry cr_exp_f32" in path.read_text()
+
+    def no_compile(code, options):
+        raise AssertionError("compiled again")
+    assert _cuda_ptx.ptx_path("crlibm", "80", options, "d1", no_compile, tmp_path) == path
+
+
+def test_loader_refuses_ptx_that_breaks_the_contract(tmp_path):
+    bad = ".visible .entry k(\n)\n{\n\tmul.rn.ftz.f32 \t%f1, %f2, %f3;\n}\n"
+    with pytest.raises(RuntimeError, match="flush-to-zero"):
+        _cuda_ptx.ptx_path("crlibm", "80", (), "d2", lambda code, options: bad, tmp_path)
+    assert list(tmp_path.iterdir()) == []  # nothing cached
+
+
 @pytest.mark.parametrize("probe", [False, True])
 @pytest.mark.parametrize("file", ptx_lint.KERNEL_FILES)
 def test_nvrtc_compiles_the_shipped_sources_lint_clean(file, probe):
     """What cupy.RawModule does on a GPU machine: NVRTC, our options, the stub libc
     headers of src/cuda/nvrtc/. Needs only libnvrtc, no GPU."""
-    library = ptx_lint.find_nvrtc()
-    if library is None:
-        pytest.skip("libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12, or set "
-                    "NVRTC_LIBRARY)")
+    nvrtc = _nvrtc_or_skip()
     options = list(_cuda.nvrtc_options()) + ["--gpu-architecture=compute_80"]
     if probe:
         options.append("-DCR_LINT_FMA")
-    ptx = ptx_lint.nvrtc_ptx(library, f'#include "{file}"\n', options)
+    ptx = nvrtc(f'#include "{file}"\n', options)
     assert ".entry" in ptx
     assert ptx_lint.lint(ptx, fma_probe_build=probe) == []
 

@@ -13,7 +13,6 @@ Two builds per kernel file and architecture:
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -21,30 +20,15 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from crlibm_py._cuda_ptx import lint  # noqa: E402  (the rules, shared with the loader)
+
 SRC = ROOT / "src"
 KERNEL_FILES = ("crlibm.cu", "reproblas.cu")
 ARCHS = ("sm_80", "sm_90")
 # nvcc spellings of crlibm_py._cuda.NVRTC_OPTIONS (kept equal by a test).
 NVCC_FLAGS = ("--fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17",
               "-diag-suppress=161,1675")
-PROBE = "cr_lint_fma"
-
-# Forbidden anywhere in result-producing PTX (SPEC §0): approximate or FTZ
-# instructions, special-function units, tensor cores, floating-point atomics.
-FORBIDDEN = [
-    (re.compile(r"\.approx\b"), "approximate instruction"),
-    (re.compile(r"\.ftz\b"), "flush-to-zero"),
-    (re.compile(r"^\s*(?:@!?%\w+\s+)?(rcp|rsqrt|ex2|lg2|sin|cos|tanh)\.", re.M),
-     "special-function instruction"),
-    (re.compile(r"^\s*(?:@!?%\w+\s+)?div\.full\.", re.M), "approximate division"),
-    (re.compile(r"^\s*(?:@!?%\w+\s+)?(atom|red)\.[\w.]*\.(f16|bf16|f32|f64)\b", re.M),
-     "floating-point atomic"),
-    (re.compile(r"^\s*(?:@!?%\w+\s+)?w?mma\.", re.M), "tensor-core instruction"),
-    (re.compile(r"\btf32\b"), "TF32"),
-]
-FMA = re.compile(r"^\s*(?:@!?%\w+\s+)?fma\.", re.M)
-FUNC = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)",
-                  re.M)
 
 
 def find_nvcc():
@@ -106,29 +90,6 @@ def nvrtc_ptx(library, code, options):
         return ptx.value.decode()
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
-
-
-def functions(ptx):
-    """(name, body) of every .entry / .func in the PTX."""
-    starts = [(m.start(), m.group(1)) for m in FUNC.finditer(ptx)]
-    return [(name, ptx[pos:(starts[i + 1][0] if i + 1 < len(starts) else len(ptx))])
-            for i, (pos, name) in enumerate(starts)]
-
-
-def lint(ptx, fma_probe_build=False):
-    """Violations as 'function: what: line' strings (empty: clean). In a probe
-    build, also every fma outside the probe functions."""
-    found = []
-    for name, body in functions(ptx):
-        for pattern, what in FORBIDDEN:
-            for m in pattern.finditer(body):
-                line = body[body.rfind("\n", 0, m.start()) + 1:body.find("\n", m.start())]
-                found.append(f"{name}: {what}: {line.strip()}")
-        if fma_probe_build and PROBE not in name:
-            for m in FMA.finditer(body):
-                line = body[m.start():body.find("\n", m.start())]
-                found.append(f"{name}: fma not requested by the source: {line.strip()}")
-    return found
 
 
 def lint_sources(nvcc, archs=ARCHS, files=KERNEL_FILES, workdir=None, flags=NVCC_FLAGS):
