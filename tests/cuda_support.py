@@ -69,8 +69,9 @@ def same_bits(got, expected):
     g, e = got.reshape(-1).view(u), expected.reshape(-1).view(u)
     nan = np.isnan(got.reshape(-1)) & np.isnan(expected.reshape(-1))
     bad = np.nonzero((g != e) & ~nan)[0]
-    assert bad.size == 0, (f"{bad.size} of {g.size} differ; first at {bad[:5]}: "
-                           f"got {got.reshape(-1)[bad[:5]]}, expected {expected.reshape(-1)[bad[:5]]}")
+    first = bad[:5]
+    assert bad.size == 0, (f"{bad.size} of {g.size} differ; first at {first}: got "
+                           f"{got.reshape(-1)[first]}, expected {expected.reshape(-1)[first]}")
 
 
 class EmuArray(np.ndarray):

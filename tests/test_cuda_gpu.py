@@ -68,3 +68,9 @@ def test_reproblas_routines(cp, dtype, order):
               reproblas.ger(2.0, v, v[:50]))
     same_bits(cp.asnumpy(reproblas.axpy(3.0, cp.asarray(v), cp.asarray(v[::-1]))),
               reproblas.axpy(3.0, v, v[::-1].copy()))
+    same_bits(cp.asnumpy(reproblas.scal(-0.5, cp.asarray(v)[::3])),
+              reproblas.scal(-0.5, v[::3].copy()))
+    batch = rng.standard_normal((2, 3, 65, 33)).astype(dtype)
+    w = rng.standard_normal((33, 70)).astype(dtype)
+    same_bits(cp.asnumpy(reproblas.matmul(cp.asarray(batch), cp.asarray(w), order=order)),
+              reproblas.matmul(batch, w, order=order))

@@ -109,7 +109,8 @@ def test_lint_catches_injected_violation(nvcc, tmp_path, body, flags, what):
 
 
 def test_lint_accepts_requested_fma(nvcc, tmp_path):
-    assert _lint_snippet(nvcc, tmp_path, "y[0] = fmaf(x[0], x[1], x[2]) + __fmul_rn(x[0], 2.0f);") == []
+    requested = "y[0] = fmaf(x[0], x[1], x[2]) + __fmul_rn(x[0], 2.0f);"
+    assert _lint_snippet(nvcc, tmp_path, requested) == []
     assert _lint_snippet(nvcc, tmp_path, "y[0] = x[0] * x[1] + x[2];") == []  # --fmad=false
 
 

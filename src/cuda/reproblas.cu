@@ -55,8 +55,8 @@
                                        const T *a, long long a_rs, long long a_cs,             \
                                        const T *b, long long b_rs, long long b_cs, T beta,     \
                                        T *c, long long c_rs, long long c_cs) {                 \
-    rb_gemm_body<T, __VA_ARGS__, PW>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs,    \
-                              c_cs);                                                           \
+    rb_gemm_body<T, __VA_ARGS__, PW>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, \
+                                     c_rs, c_cs);                                            \
   }
 
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
