@@ -1,7 +1,7 @@
 """Public level-1 routines: argument checks, then the C core (NumPy arrays).
 
 Every routine looks at its array arguments first (`_backend`): that is the
-single place where CuPy arrays will be routed to the GPU implementation.
+single place where GPU arrays are routed to the CUDA implementation (_cuda.py).
 """
 import numpy as np
 
