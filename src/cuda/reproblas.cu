@@ -7,7 +7,8 @@
 #include "reproblas/gemm.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each. gemv is gemm with one
- * column (n = 1): one output per thread. */
+ * column (n = 1): one output per thread. __launch_bounds__(256, 2) caps the
+ * registers at 128 so that two blocks share an SM (no spills: ptxas -v). */
 #define RB_GEMM_SEQ_F32 128, 128, 8, 8, 8
 #define RB_GEMM_SEQ_F64 64, 64, 8, 4, 4
 #define RB_GEMM_PW 32, 32, 8, 2, 2
@@ -51,7 +52,8 @@
   RB_DEFINE_GEMM(T, gemv_pw_##sfx, true, RB_GEMV)
 
 #define RB_DEFINE_GEMM(T, name, PW, ...)                                                    \
-  extern "C" __global__ void rb_##name(long long m, long long n, long long k, T alpha,        \
+  extern "C" __global__ void __launch_bounds__(256, 2)                                       \
+      rb_##name(long long m, long long n, long long k, T alpha,                                \
                                        const T *a, long long a_rs, long long a_cs,             \
                                        const T *b, long long b_rs, long long b_cs, T beta,     \
                                        T *c, long long c_rs, long long c_cs) {                 \

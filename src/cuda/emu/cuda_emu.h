@@ -21,6 +21,8 @@
 #define __noinline__ __attribute__((noinline))
 #define __shared__ static
 #define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
 
 struct dim3 {
   unsigned x, y, z;

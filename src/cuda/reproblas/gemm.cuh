@@ -2,7 +2,8 @@
  *
  * Classic tiled GEMM: a block computes a BM x BN tile of C, staging BK-deep
  * slices of op(A) and op(B) in shared memory; each thread owns TM x TN
- * outputs (register blocking, rows tr + i*BM/TM, columns tc + j*BN/TN) and
+ * adjacent outputs (register blocking; its fragments of a slice are read with
+ * vector loads from shared memory) and
  * carries each one's whole k loop itself, in ascending k (no split-K): the
  * sequential order is one fma chain per output, the pairwise order a binary
  * counter per output (rb_push), both exactly the CPU's terms and order.
@@ -22,7 +23,8 @@ __device__ __forceinline__ void rb_gemm_body(long long m, long long n, long long
                                              const T *b, long long b_rs, long long b_cs,
                                              T beta, T *c, long long c_rs, long long c_cs) {
   constexpr int RT = BM / TM, CT = BN / TN, NT = RT * CT; /* threads per row/col, total */
-  __shared__ T as[BK][BM], bs[BK][BN];
+  __shared__ __align__(16) T as[BK][BM];
+  __shared__ __align__(16) T bs[BK][BN];
   const int t = threadIdx.x, tr = t / CT, tc = t % CT;
   const long long i0 = (long long)blockIdx.x * BM, j0 = (long long)blockIdx.y * BN;
   T acc[TM][TN];
@@ -49,8 +51,8 @@ __device__ __forceinline__ void rb_gemm_body(long long m, long long n, long long
     const int kb = k - k0 < BK ? (int)(k - k0) : BK;
     for (int kk = 0; kk < kb; ++kk) {
       T av[TM], bv[TN];
-      for (int i = 0; i < TM; ++i) av[i] = as[kk][tr + i * RT];
-      for (int j = 0; j < TN; ++j) bv[j] = bs[kk][tc + j * CT];
+      for (int i = 0; i < TM; ++i) av[i] = as[kk][tr * TM + i]; /* vector loads */
+      for (int j = 0; j < TN; ++j) bv[j] = bs[kk][tc * TN + j];
       for (int i = 0; i < TM; ++i)
         for (int j = 0; j < TN; ++j) {
           if (PAIRWISE)
@@ -64,7 +66,7 @@ __device__ __forceinline__ void rb_gemm_body(long long m, long long n, long long
 
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) {
-      const long long gi = i0 + tr + i * RT, gj = j0 + tc + j * CT;
+      const long long gi = i0 + tr * TM + i, gj = j0 + tc * TN + j;
       if (gi >= m || gj >= n) continue;
       T s = k == 0 ? T(0) : PAIRWISE ? rb_pop_all(stack[PAIRWISE ? i : 0][PAIRWISE ? j : 0], k)
                                      : acc[i][j];
