@@ -1,0 +1,32 @@
+/* reproblas convolution core: the "gather gemm" that conv2d and its three
+ * gradients reduce to (reproblas/_conv.py builds the operands).
+ *
+ *   dst[doff[j] + i*drow] = S_ij  (or S_ij ⊕ bias[i] when bias != NULL),
+ *   S_ij = the ordered sum (SPEC §2, `order`) over t of A(i, t) * B(t, j),
+ *   A(i, t) = at[t*rows + i],  B(t, j) = src[toff[t] + coff[j]].
+ *
+ * The caller lists only present terms (padding is absent, not zero), so
+ * every (t, j) pair addresses a real element of src. Columns are independent:
+ * the thread split and the column chunks change who computes a column, never
+ * its operations (each column is one gemm column, through the gemm engine's
+ * micro-kernels). Return 0, -1 for a bad dtype/order/isa/size, -2 when memory
+ * runs out.
+ */
+#ifndef RB_CONV_H
+#define RB_CONV_H
+
+#include <stdint.h>
+
+#include "level1.h"
+
+int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t terms,
+                   int64_t cols, const void *at, const void *src, const int64_t *toff,
+                   const int64_t *coff, void *dst, const int64_t *doff, int64_t drow,
+                   const void *bias);
+
+/* Test knobs (they never change results): columns per chunk, the gemm's kc,
+ * and the multiply-adds below which one thread is used. Values < 1 restore
+ * the defaults. Not thread-safe. */
+void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work);
+
+#endif /* RB_CONV_H */
