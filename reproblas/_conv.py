@@ -163,6 +163,16 @@ def _check_weight(w_shape, c, groups, routine):
     return groups
 
 
+def _taps(a, axis, taps):
+    """a restricted to the taps (sorted indices) along axis: a view when they are a
+    contiguous range (always for conv2d), else a copy."""
+    if taps.size and taps[-1] - taps[0] + 1 == taps.size:
+        index = [slice(None)] * a.ndim
+        index[axis] = slice(int(taps[0]), int(taps[-1]) + 1)
+        return a[tuple(index)]
+    return np.take(a, taps, axis=axis)
+
+
 def _run(code, at, src, toff, coff, dst, doff, drow, bias, isa, threads):
     _core.gather_gemm(code, np.ascontiguousarray(at), src, toff, coff, dst, doff, drow, bias,
                       isa, threads)
@@ -217,12 +227,14 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     isa, threads = _api._isa(), _api._threads()
     rows_cls, cols_cls = _classes(*g.source_index(0)), _classes(*g.source_index(1))
     for gi in range(groups):
-        wg = w[gi * kg:(gi + 1) * kg]
+        # A(k, (c', r, s)) as (c', r, s, k): a class's taps are then a block of it
+        wt = np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].transpose(1, 2, 3, 0))
         bg = None if b is None else b[gi * kg:(gi + 1) * kg]
         chans = (gi * cg + np.arange(cg)) * (h * wd)
         for ps, rs, pbase, rdelta in rows_cls:
+            wr = _taps(wt, 1, rs)
             for qs, ss, qbase, sdelta in cols_cls:
-                at = wg[:, :, rs][:, :, :, ss].reshape(kg, -1).T
+                at = _taps(wr, 2, ss).reshape(-1, kg)
                 toff = _outer(chans, rdelta * wd, sdelta)
                 coff = _outer(np.arange(n) * (c * h * wd), pbase * wd, qbase)
                 doff = _outer(np.arange(n) * (k * p * q) + gi * kg * p * q, ps * q, qs)
@@ -273,11 +285,13 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     isa, threads = _api._isa(), _api._threads()
     rows_cls, cols_cls = _classes(*g.output_index(0)), _classes(*g.output_index(1))
     for gi in range(groups):
-        wg = w[gi * kg:(gi + 1) * kg]
+        # A(c', (k, r, s)) as (k, r, s, c')
+        wt = np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].transpose(0, 2, 3, 1))
         chans = (gi * kg + np.arange(kg)) * (p * q)
         for hs, rs, hbase, rdelta in rows_cls:
+            wr = _taps(wt, 1, rs)
             for vs, ss, vbase, sdelta in cols_cls:
-                at = wg[:, :, rs][:, :, :, ss].transpose(0, 2, 3, 1).reshape(-1, cg)
+                at = _taps(wr, 2, ss).reshape(-1, cg)
                 toff = _outer(chans, rdelta * q, sdelta)
                 coff = _outer(np.arange(n) * (k * p * q), hbase * q, vbase)
                 doff = _outer(np.arange(n) * (c * h * wd) + gi * cg * h * wd, hs * wd, vs)

@@ -16,7 +16,7 @@
 /* Bytes of gathered B per chunk (it is packed again by `block`, so it should
  * stay in L2), the fewest columns per chunk (A is re-packed for every chunk),
  * and the multiply-adds below which one thread is used. */
-enum { CONV_CHUNK_BYTES = 1 << 20, CONV_MIN_CHUNK = 96, CONV_CHUNK_ALIGN = 48 };
+enum { CONV_CHUNK_BYTES = 4 << 20, CONV_MIN_CHUNK = 192, CONV_CHUNK_ALIGN = 48 };
 #define CONV_MIN_WORK ((int64_t)1 << 20)
 
 static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK;
