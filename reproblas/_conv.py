@@ -15,7 +15,7 @@ delta[tap], which is what makes the offsets toff[t] + coff[j].
 import numpy as np
 
 from . import _api, _core
-from ._level23 import _matrix
+from ._level23 import _matrix, _run_gemm
 
 
 # ---- arguments ----
@@ -341,20 +341,32 @@ def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, di
     kg = k // groups
     isa, threads = _api._isa(), _api._threads()
     (hidx, hok), (vidx, vok) = g.source_index(0), g.source_index(1)
-    for gi in range(groups):
-        gyg = gy[:, gi * kg:(gi + 1) * kg]
-        chans = (gi * cg + np.arange(cg)) * (h * wd)
-        for ri in range(r):
-            ps = np.nonzero(hok[:, ri])[0]
-            for si in range(s):
-                qs = np.nonzero(vok[:, si])[0]
-                at = gyg[:, :, ps][:, :, :, qs].transpose(0, 2, 3, 1).reshape(-1, kg)
-                toff = _outer(np.arange(n) * (c * h * wd), hidx[ps, ri] * wd, vidx[qs, si])
-                doff = np.ascontiguousarray(gi * kg * cg * r * s + np.arange(cg) * (r * s)
-                                            + ri * s + si, dtype=np.int64)
-                _run(code, at, x, toff, chans.astype(np.int64), gw, doff, cg * r * s, None,
-                     isa, threads)
+    # channels outermost, so that a tap's terms (n, p, q) are the rows of a matrix
+    gyk = np.ascontiguousarray(gy.transpose(1, 0, 2, 3))
+    xc = np.ascontiguousarray(x.transpose(1, 0, 2, 3))
+    one, zero = np.ones(1, x.dtype), np.zeros(1, x.dtype)
+    out = np.empty((kg, cg), dtype=x.dtype)
+    for ri in range(r):
+        ps = np.nonzero(hok[:, ri])[0]
+        for si in range(s):
+            qs = np.nonzero(vok[:, si])[0]
+            # valid outputs of a tap are a range; the inputs they read a strided range
+            prange, qrange = _span(ps), _span(qs)
+            hrange = _span(hidx[ps, ri], g.stride[0])
+            vrange = _span(vidx[qs, si], g.stride[1])
+            for gi in range(groups):
+                a = gyk[gi * kg:(gi + 1) * kg, :, prange, qrange].reshape(kg, -1)
+                b = xc[gi * cg:(gi + 1) * cg, :, hrange, vrange].reshape(cg, -1)
+                _run_gemm(code, one, a, False, b, True, zero, out, isa, threads)
+                gw[gi * kg:(gi + 1) * kg, :, ri, si] = out
     return gw
+
+
+def _span(idx, step=1):
+    """The slice of a sorted, evenly spaced index array (empty: an empty slice)."""
+    if idx.size == 0:
+        return slice(0, 0)
+    return slice(int(idx[0]), int(idx[-1]) + 1, step)
 
 
 def conv2d_grad_bias(grad_output, *, order="sequential"):
@@ -380,11 +392,10 @@ def conv2d_grad_bias(grad_output, *, order="sequential"):
     gb = np.empty(k, dtype=gy.dtype)
     if k == 0:
         return gb
-    # the terms g*1: g ⊗ 1 = g and fma(g, 1, S) = S ⊕ g, so the gemm of the
-    # (terms x K) matrix with a column of ones adds the plain terms in order
-    at = gy.transpose(0, 2, 3, 1).reshape(-1, k)
-    one = np.ones(1, dtype=gy.dtype)
-    zeros = np.zeros(at.shape[0], np.int64)
-    _run(code, at, one, zeros, np.zeros(1, np.int64), gb, np.zeros(1, np.int64), 1, None,
-         _api._isa(), _api._threads())
+    # the terms g*1: g ⊗ 1 = g and fma(g, 1, S) = S ⊕ g, so a gemv with a vector of
+    # ones adds the plain terms in order
+    a = np.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(k, -1)
+    ones = np.ones((a.shape[1], 1), dtype=gy.dtype)
+    _run_gemm(code, np.ones(1, gy.dtype), a, False, ones, False, np.zeros(1, gy.dtype), gb[:, None],
+              _api._isa(), _api._threads())
     return gb
