@@ -12,6 +12,8 @@ gather gemm whose term list holds exactly the present terms, in SPEC's
 order. Within a class the source index separates as base[position] +
 delta[tap], which is what makes the offsets toff[t] + coff[j].
 """
+import functools
+
 import numpy as np
 
 from . import _api, _core
@@ -72,21 +74,27 @@ class _Geometry:
         self.out = tuple(out)
         self.in_hw, self.k_hw = tuple(in_hw), tuple(k_hw)
 
-    def source_index(self, axis):
-        """(positions, taps) -> input index p*stride - pad + tap*dilation, and its validity."""
-        p = np.arange(self.out[axis])[:, None]
-        r = np.arange(self.k_hw[axis])[None, :]
-        idx = p * self.stride[axis] - self.pad[axis] + r * self.dilation[axis]
-        return idx, (idx >= 0) & (idx < self.in_hw[axis])
+    def axis(self, a):
+        """The hashable description of axis a: (input, kernel, stride, pad, dilation, output)."""
+        return (self.in_hw[a], self.k_hw[a], self.stride[a], self.pad[a], self.dilation[a],
+                self.out[a])
 
-    def output_index(self, axis):
-        """(input index h, taps) -> the output position p with h = p*stride - pad +
-        tap*dilation, and whether such a p exists (the transposed convolution)."""
-        h = np.arange(self.in_hw[axis])[:, None]
-        r = np.arange(self.k_hw[axis])[None, :]
-        num = h + self.pad[axis] - r * self.dilation[axis]
-        p = num // self.stride[axis]
-        return p, (num % self.stride[axis] == 0) & (p >= 0) & (p < self.out[axis])
+
+def _source_index(axis):
+    """(output position p, tap r) -> input index p*stride - pad + r*dilation, and whether
+    it lies in the input (not in the padding)."""
+    size, k, stride, pad, dil, out = axis
+    idx = np.arange(out)[:, None] * stride - pad + np.arange(k)[None, :] * dil
+    return idx, (idx >= 0) & (idx < size)
+
+
+def _output_index(axis):
+    """(input index h, tap r) -> the output position p with h = p*stride - pad +
+    r*dilation, and whether such a p exists (the transposed convolution)."""
+    size, k, stride, pad, dil, out = axis
+    num = np.arange(size)[:, None] + pad - np.arange(k)[None, :] * dil
+    p = num // stride
+    return p, (num % stride == 0) & (p >= 0) & (p < out)
 
 
 def _classes(idx, valid):
@@ -173,9 +181,43 @@ def _taps(a, axis, taps):
     return np.take(a, taps, axis=axis)
 
 
-def _run(code, at, src, toff, coff, dst, doff, drow, bias, isa, threads):
-    _core.gather_gemm(code, np.ascontiguousarray(at), src, toff, coff, dst, doff, drow, bias,
-                      isa, threads)
+@functools.lru_cache(maxsize=64)
+def _plan(transposed, n, src_chw, dst_chw, src_cg, axes):
+    """The gather gemms of one group (group 0's channels) of a convolution
+    (transposed=False: conv2d, src = x, dst = y) or of its input gradient
+    (transposed=True: src = grad_y, dst = grad_x), as [(row taps, column taps,
+    toff, coff, doff)], one per pair of classes. Cached: a network calls the same
+    geometries again and again."""
+    index = _output_index if transposed else _source_index
+    (sc, sh, sw), (dc, dh, dw) = src_chw, dst_chw
+    plan = []
+    for ps, rs, pbase, rdelta in _classes(*index(axes[0])):
+        for qs, ss, qbase, sdelta in _classes(*index(axes[1])):
+            arrays = (_outer(np.arange(src_cg) * (sh * sw), rdelta * sw, sdelta),
+                      _outer(np.arange(n) * (sc * sh * sw), pbase * sw, qbase),
+                      _outer(np.arange(n) * (dc * dh * dw), ps * dw, qs))
+            for a in arrays:
+                a.flags.writeable = False
+            plan.append((rs, ss) + arrays)
+    return plan
+
+
+def _gather_convolution(code, w_terms, src, dst, plan, bias, isa, threads):
+    """Runs a plan for every group. w_terms: per group, the weights as (src channel,
+    r, s, dst channel); src, dst: contiguous NCHW arrays."""
+    groups = len(w_terms)
+    src_flat, dst_flat = src.reshape(-1), dst.reshape(-1)
+    src_step, dst_step = src[0].size // groups, dst[0].size // groups
+    rows = dst.shape[1] // groups
+    for gi, wt in enumerate(w_terms):
+        # the group's channels: the same offsets from its first channel
+        s_g, d_g = src_flat[gi * src_step:], dst_flat[gi * dst_step:]
+        b_g = None if bias is None else bias[gi * rows:(gi + 1) * rows]
+        for rs, ss, toff, coff, doff in plan:
+            wr = _taps(wt, 1, rs)
+            at = _taps(wr, 2, ss).reshape(-1, rows)
+            _core.gather_gemm(code, np.ascontiguousarray(at), s_g, toff, coff, d_g, doff,
+                              dst.shape[2] * dst.shape[3], b_g, isa, threads)
 
 
 # ---- routines ----
@@ -224,21 +266,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     if y.size == 0:
         return y
     kg = k // groups
-    isa, threads = _api._isa(), _api._threads()
-    rows_cls, cols_cls = _classes(*g.source_index(0)), _classes(*g.source_index(1))
-    for gi in range(groups):
-        # A(k, (c', r, s)) as (c', r, s, k): a class's taps are then a block of it
-        wt = np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].transpose(1, 2, 3, 0))
-        bg = None if b is None else b[gi * kg:(gi + 1) * kg]
-        chans = (gi * cg + np.arange(cg)) * (h * wd)
-        for ps, rs, pbase, rdelta in rows_cls:
-            wr = _taps(wt, 1, rs)
-            for qs, ss, qbase, sdelta in cols_cls:
-                at = _taps(wr, 2, ss).reshape(-1, kg)
-                toff = _outer(chans, rdelta * wd, sdelta)
-                coff = _outer(np.arange(n) * (c * h * wd), pbase * wd, qbase)
-                doff = _outer(np.arange(n) * (k * p * q) + gi * kg * p * q, ps * q, qs)
-                _run(code, at, x, toff, coff, y, doff, p * q, bg, isa, threads)
+    plan = _plan(False, n, (c, h, wd), (k, p, q), cg, (g.axis(0), g.axis(1)))
+    # A(k, (c', r, s)) as (c', r, s, k): a class's taps are then a block of it
+    w_terms = [np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].transpose(1, 2, 3, 0))
+               for gi in range(groups)]
+    _gather_convolution(code, w_terms, x, y, plan, b, _api._isa(), _api._threads())
     return y
 
 
@@ -282,20 +314,11 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     if gx.size == 0:
         return gx
     kg = k // groups
-    isa, threads = _api._isa(), _api._threads()
-    rows_cls, cols_cls = _classes(*g.output_index(0)), _classes(*g.output_index(1))
-    for gi in range(groups):
-        # A(c', (k, r, s)) as (k, r, s, c')
-        wt = np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].transpose(0, 2, 3, 1))
-        chans = (gi * kg + np.arange(kg)) * (p * q)
-        for hs, rs, hbase, rdelta in rows_cls:
-            wr = _taps(wt, 1, rs)
-            for vs, ss, vbase, sdelta in cols_cls:
-                at = _taps(wr, 2, ss).reshape(-1, cg)
-                toff = _outer(chans, rdelta * q, sdelta)
-                coff = _outer(np.arange(n) * (k * p * q), hbase * q, vbase)
-                doff = _outer(np.arange(n) * (c * h * wd) + gi * cg * h * wd, hs * wd, vs)
-                _run(code, at, gy, toff, coff, gx, doff, h * wd, None, isa, threads)
+    plan = _plan(True, n, (k, p, q), (c, h, wd), kg, (g.axis(0), g.axis(1)))
+    # A(c', (k, r, s)) as (k, r, s, c')
+    w_terms = [np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].transpose(0, 2, 3, 1))
+               for gi in range(groups)]
+    _gather_convolution(code, w_terms, gy, gx, plan, None, _api._isa(), _api._threads())
     return gx
 
 
@@ -340,7 +363,7 @@ def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, di
         return gw
     kg = k // groups
     isa, threads = _api._isa(), _api._threads()
-    (hidx, hok), (vidx, vok) = g.source_index(0), g.source_index(1)
+    (hidx, hok), (vidx, vok) = _source_index(g.axis(0)), _source_index(g.axis(1))
     # channels outermost, so that a tap's terms (n, p, q) are the rows of a matrix
     gyk = np.ascontiguousarray(gy.transpose(1, 0, 2, 3))
     xc = np.ascontiguousarray(x.transpose(1, 0, 2, 3))

@@ -13,10 +13,13 @@
 #include "gemm_kernels.h"
 #include "thread.h"
 
-/* Bytes of gathered B per chunk (it is packed again by `block`, so it should
- * stay in L2), the fewest columns per chunk (A is re-packed for every chunk),
- * and the multiply-adds below which one thread is used. */
-enum { CONV_CHUNK_BYTES = 4 << 20, CONV_MIN_CHUNK = 192, CONV_CHUNK_ALIGN = 48 };
+/* Columns per chunk: A (rows x terms) is packed again for every chunk and
+ * B (terms x chunk) is gathered, so a chunk has about CONV_CHUNK_PER_ROW
+ * columns per row of A (measured: 64..256 rows), at least CONV_MIN_CHUNK,
+ * and its B at most CONV_CHUNK_BYTES. CONV_MIN_WORK: the multiply-adds below
+ * which one thread is used. */
+enum { CONV_CHUNK_PER_ROW = 8, CONV_MIN_CHUNK = 192, CONV_CHUNK_ALIGN = 48 };
+#define CONV_CHUNK_BYTES ((int64_t)8 << 20)
 #define CONV_MIN_WORK ((int64_t)1 << 20)
 
 static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK;
@@ -151,8 +154,10 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
   const int o = order == RB_PAIRWISE;
   s.block = dtype == RB_F32 ? conv_f32[cfg.isa]->block : conv_f64[cfg.isa]->block;
   s.row_unit = dtype == RB_F32 ? conv_f32[cfg.isa]->mr[o] : conv_f64[cfg.isa]->mr[o];
-  int64_t chunk = CONV_CHUNK_BYTES / (size * (terms > 0 ? terms : 1));
-  chunk = chunk < CONV_MIN_CHUNK ? CONV_MIN_CHUNK : chunk / CONV_CHUNK_ALIGN * CONV_CHUNK_ALIGN;
+  int64_t chunk = rows * CONV_CHUNK_PER_ROW, cap = CONV_CHUNK_BYTES / (size * (terms ? terms : 1));
+  if (chunk < CONV_MIN_CHUNK) chunk = CONV_MIN_CHUNK;
+  if (chunk > cap) chunk = cap;
+  chunk = chunk < CONV_CHUNK_ALIGN ? CONV_CHUNK_ALIGN : chunk / CONV_CHUNK_ALIGN * CONV_CHUNK_ALIGN;
   if (conv_chunk) chunk = conv_chunk;
   s.chunk = chunk < cols ? chunk : cols;
   s.nchunks = (cols + s.chunk - 1) / s.chunk;
