@@ -171,40 +171,33 @@ def _check_weight(w_shape, c, groups, routine):
     return groups
 
 
-def _taps(a, axis, taps):
-    """a restricted to the taps (sorted indices) along axis: a view when they are a
-    contiguous range (always for conv2d), else a copy."""
-    if taps.size and taps[-1] - taps[0] + 1 == taps.size:
-        index = [slice(None)] * a.ndim
-        index[axis] = slice(int(taps[0]), int(taps[-1]) + 1)
-        return a[tuple(index)]
-    return np.take(a, taps, axis=axis)
-
-
-@functools.lru_cache(maxsize=64)
-def _plan(transposed, n, src_chw, dst_chw, src_cg, axes):
+@functools.lru_cache(maxsize=16)
+def _plan(transposed, n, src_chw, dst_chw, src_cg, rows, axes):
     """The gather gemms of one group (group 0's channels) of a convolution
     (transposed=False: conv2d, src = x, dst = y) or of its input gradient
-    (transposed=True: src = grad_y, dst = grad_x), as [(row taps, column taps,
-    toff, coff, doff)], one per pair of classes. Cached: a network calls the same
-    geometries again and again."""
+    (transposed=True: src = grad_y, dst = grad_x), as [(aoff, toff, coff, doff)],
+    one per pair of classes; aoff addresses the weights laid out as
+    (src channel, r, s, dst channel). Cached: a network calls the same geometries
+    again and again."""
     index = _output_index if transposed else _source_index
     (sc, sh, sw), (dc, dh, dw) = src_chw, dst_chw
+    kr, ks = axes[0][1], axes[1][1]
     plan = []
     for ps, rs, pbase, rdelta in _classes(*index(axes[0])):
         for qs, ss, qbase, sdelta in _classes(*index(axes[1])):
-            arrays = (_outer(np.arange(src_cg) * (sh * sw), rdelta * sw, sdelta),
+            arrays = (_outer(np.arange(src_cg) * (kr * ks * rows), rs * (ks * rows), ss * rows),
+                      _outer(np.arange(src_cg) * (sh * sw), rdelta * sw, sdelta),
                       _outer(np.arange(n) * (sc * sh * sw), pbase * sw, qbase),
                       _outer(np.arange(n) * (dc * dh * dw), ps * dw, qs))
             for a in arrays:
                 a.flags.writeable = False
-            plan.append((rs, ss) + arrays)
+            plan.append(arrays)
     return plan
 
 
 def _gather_convolution(code, w_terms, src, dst, plan, bias, isa, threads):
-    """Runs a plan for every group. w_terms: per group, the weights as (src channel,
-    r, s, dst channel); src, dst: contiguous NCHW arrays."""
+    """Runs a plan for every group. w_terms: per group, the weights as a contiguous
+    (src channel, r, s, dst channel) array; src, dst: contiguous NCHW arrays."""
     groups = len(w_terms)
     src_flat, dst_flat = src.reshape(-1), dst.reshape(-1)
     src_step, dst_step = src[0].size // groups, dst[0].size // groups
@@ -213,10 +206,8 @@ def _gather_convolution(code, w_terms, src, dst, plan, bias, isa, threads):
         # the group's channels: the same offsets from its first channel
         s_g, d_g = src_flat[gi * src_step:], dst_flat[gi * dst_step:]
         b_g = None if bias is None else bias[gi * rows:(gi + 1) * rows]
-        for rs, ss, toff, coff, doff in plan:
-            wr = _taps(wt, 1, rs)
-            at = _taps(wr, 2, ss).reshape(-1, rows)
-            _core.gather_gemm(code, np.ascontiguousarray(at), s_g, toff, coff, d_g, doff,
+        for aoff, toff, coff, doff in plan:
+            _core.gather_gemm(code, rows, wt, aoff, s_g, toff, coff, d_g, doff,
                               dst.shape[2] * dst.shape[3], b_g, isa, threads)
 
 
@@ -266,9 +257,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     if y.size == 0:
         return y
     kg = k // groups
-    plan = _plan(False, n, (c, h, wd), (k, p, q), cg, (g.axis(0), g.axis(1)))
+    plan = _plan(False, n, (c, h, wd), (k, p, q), cg, kg, (g.axis(0), g.axis(1)))
     # A(k, (c', r, s)) as (c', r, s, k): a class's taps are then a block of it
-    w_terms = [np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].transpose(1, 2, 3, 0))
+    w_terms = [_core.transpose_last2(w[gi * kg:(gi + 1) * kg].reshape(1, kg, -1))
                for gi in range(groups)]
     _gather_convolution(code, w_terms, x, y, plan, b, _api._isa(), _api._threads())
     return y
@@ -314,9 +305,9 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     if gx.size == 0:
         return gx
     kg = k // groups
-    plan = _plan(True, n, (k, p, q), (c, h, wd), kg, (g.axis(0), g.axis(1)))
+    plan = _plan(True, n, (k, p, q), (c, h, wd), kg, cg, (g.axis(0), g.axis(1)))
     # A(c', (k, r, s)) as (k, r, s, c')
-    w_terms = [np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].transpose(0, 2, 3, 1))
+    w_terms = [_core.transpose_last2(w[gi * kg:(gi + 1) * kg].reshape(kg, cg, -1))
                for gi in range(groups)]
     _gather_convolution(code, w_terms, gy, gx, plan, None, _api._isa(), _api._threads())
     return gx

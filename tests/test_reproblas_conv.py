@@ -15,9 +15,11 @@ DTYPES = [np.float32, np.float64]
 ORDERS = ["sequential", "pairwise"]
 ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
 THREADS = [1, 2, 3, 4]
-# (chunk columns, kc, min_work): defaults; tiny chunks, kc = 2 inside every term
-# list and a thread per unit; mid-size.
-TUNINGS = [(0, 0, 0), (1, 2, 1), (7, 5, 1)]
+# (chunk columns, kc, min_work, direct kernel's column limit): defaults (small
+# classes: the direct kernel); the gemm engine only, with tiny chunks, kc = 2
+# inside every term list and a thread per unit; mid-size chunks, direct kernel
+# for up to 5 columns.
+TUNINGS = [(0, 0, 0, 0), (1, 2, 1, -1), (7, 5, 1, 5)]
 
 # (N, C, H, W), (K, R, S), stride, padding, dilation, groups, bias
 CASES = [
@@ -162,7 +164,8 @@ def test_paths_threads_and_batch_agree_on_a_larger_layer(order, dtype, monkeypat
     gy = data(rng, (3, 40, 6, 7), dtype)
     params = dict(stride=2, padding=(1, 2), dilation=(1, 2), groups=2)
     results = None
-    for cfg in each_config(monkeypatch, tunings=[(0, 0, 0), (50, 100, 1)]):
+    for cfg in each_config(monkeypatch, tunings=[(0, 0, 0, 0), (50, 100, 1, -1),
+                                                  (0, 0, 1, 100)]):
         got = (rb.conv2d(x, w, b, **params, order=order),
                rb.conv2d_grad_input(gy, w, x.shape, **params, order=order),
                rb.conv2d_grad_weight(x, gy, w.shape, **params, order=order),

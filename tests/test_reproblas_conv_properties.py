@@ -38,7 +38,7 @@ def convolutions(draw):
     specials = draw(st.lists(elem, min_size=4, max_size=4))
     params = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     cfg = (draw(st.sampled_from(ISAS)), draw(st.integers(1, 4)),
-           (draw(st.integers(0, 5)), draw(st.integers(0, 4)), 1))
+           (draw(st.integers(0, 5)), draw(st.integers(0, 4)), 1, draw(st.integers(-1, 30))))
     order = draw(st.sampled_from(["sequential", "pairwise"]))
     has_bias = draw(st.booleans())
     return dtype, (n, groups * cg, h, w), (groups * kg, cg, r, s), params, seed, specials, \

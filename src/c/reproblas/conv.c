@@ -10,6 +10,7 @@
 
 #include "../common/fp_env.h"
 #include "../common/isa.h"
+#include "conv_kernels.h"
 #include "gemm_kernels.h"
 #include "thread.h"
 
@@ -20,14 +21,20 @@
  * which one thread is used. */
 enum { CONV_CHUNK_PER_ROW = 8, CONV_MIN_CHUNK = 192, CONV_CHUNK_ALIGN = 48 };
 #define CONV_CHUNK_BYTES ((int64_t)8 << 20)
+/* Sequential classes with at most this many columns use the direct kernel,
+ * which reads A in place: packing A (and compacting a border class's rows of
+ * it) would cost more than the products. */
+enum { CONV_DIRECT_COLS = 24 };
 #define CONV_MIN_WORK ((int64_t)1 << 20)
 
-static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK;
+static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK,
+               conv_direct_cols = CONV_DIRECT_COLS;
 
-void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work) {
+void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t direct_cols) {
   conv_chunk = chunk >= 1 ? chunk : 0;
   conv_kc = kc >= 1 ? kc : 0;
   conv_min_work = min_work >= 1 ? min_work : CONV_MIN_WORK;
+  conv_direct_cols = direct_cols == 0 ? CONV_DIRECT_COLS : direct_cols;
 }
 
 #if defined(__x86_64__)
@@ -37,13 +44,20 @@ void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work) {
 #endif
 static const rb_l3_kernels_f32 *const conv_f32[CR_ISA_COUNT] = CONV_TABLES(f32);
 static const rb_l3_kernels_f64 *const conv_f64[CR_ISA_COUNT] = CONV_TABLES(f64);
+#if defined(__x86_64__)
+static const rb_conv_kernels *const conv_direct[CR_ISA_COUNT] = {&rb_conv_scalar, &rb_conv_avx2,
+                                                                  &rb_conv_avx512};
+#else
+static const rb_conv_kernels *const conv_direct[CR_ISA_COUNT] = {&rb_conv_scalar, NULL, NULL};
+#endif
 
 typedef struct {
   int dtype, order;
   int (*block)(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
+  rb_conv_direct_fn direct; /* non-NULL: the direct kernel on (at, aoff), else block on at */
   int64_t rows, terms, cols;
   const void *at, *src, *bias;
-  const int64_t *toff, *coff, *doff;
+  const int64_t *aoff, *toff, *coff, *doff;
   void *dst;
   int64_t drow, chunk, nchunks, row_parts, row_unit, kc;
   int status[256];
@@ -78,28 +92,33 @@ static int64_t column_runs(const int64_t *coff, int64_t n, int64_t *start) {
     }                                                                                        \
   }                                                                                          \
   static void scatter_##SFX(const conv_split *s, int64_t j0, int64_t n, int64_t i0,          \
-                            int64_t i1, const T *c) {                                        \
+                            int64_t i1, const T *c, int64_t c_rs, int64_t c_cs) {            \
     T *dst = s->dst;                                                                         \
     const T *bias = s->bias;                                                                 \
     const int64_t *doff = s->doff + j0;                                                      \
     for (int64_t i = i0; i < i1; ++i) {                                                      \
       T *di = dst + i * s->drow;                                                             \
-      const T *ci = c + i * n;                                                               \
+      const T *ci = c + i * c_rs;                                                            \
       if (bias) {                                                                            \
         const T b = bias[i];                                                                 \
-        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j] + b;                             \
+        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs] + b;                      \
       } else {                                                                               \
-        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j];                                 \
+        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs];                          \
       }                                                                                      \
     }                                                                                        \
   }                                                                                          \
   static int chunk_##SFX(const conv_split *s, int64_t j0, int64_t n, int64_t i0, int64_t i1,  \
                          int64_t *start, T *b, T *c) {                                       \
     gather_##SFX(s, j0, n, start, column_runs(s->coff + j0, n, start), b);                   \
+    if (s->direct) { /* c column-major, ldc = rows */                                        \
+      s->direct(i0, i1, s->rows, s->terms, n, s->at, s->aoff, b, c);                         \
+      scatter_##SFX(s, j0, n, i0, i1, c, 1, s->rows);                                        \
+      return 0;                                                                              \
+    }                                                                                        \
     rb_gemm_job_##SFX job = {s->rows, n, s->terms, s->at, 1, s->rows, b, n, 1, c, n, 1,      \
                              1, 0, 1, s->order, 512, 2048, s->kc};                    \
     if (s->block(&job, i0, i1, 0, n) != 0) return -1;                                        \
-    scatter_##SFX(s, j0, n, i0, i1, c);                                                      \
+    scatter_##SFX(s, j0, n, i0, i1, c, n, 1);                                                \
     return 0;                                                                                \
   }
 CONV_TYPED(float, f32)
@@ -139,9 +158,9 @@ static void conv_part(void *ctx, int part, int parts) {
 }
 
 int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t terms,
-                   int64_t cols, const void *at, const void *src, const int64_t *toff,
-                   const int64_t *coff, void *dst, const int64_t *doff, int64_t drow,
-                   const void *bias) {
+                   int64_t cols, const void *at, const int64_t *aoff, const void *src,
+                   const int64_t *toff, const int64_t *coff, void *dst, const int64_t *doff,
+                   int64_t drow, const void *bias) {
   if ((dtype != RB_F32 && dtype != RB_F64) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) ||
       cfg.isa < 0 || cfg.isa >= CR_ISA_COUNT || !cr_isa_supported(cfg.isa) ||
       (dtype == RB_F32 ? !conv_f32[cfg.isa] : !conv_f64[cfg.isa]) || rows < 0 || terms < 0 ||
@@ -149,8 +168,8 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
     return -1;
   if (rows == 0 || cols == 0) return 0;
   const int64_t size = dtype == RB_F32 ? 4 : 8;
-  conv_split s = {dtype, order, NULL, rows, terms, cols, at, src, bias, toff, coff, doff, dst,
-                  drow, 0, 0, 1, 1, conv_kc ? conv_kc : 1024 / size, {0}};
+  conv_split s = {dtype, order, NULL, NULL, rows, terms, cols, at, src, bias, aoff, toff, coff,
+                  doff, dst, drow, 0, 0, 1, 1, conv_kc ? conv_kc : 1024 / size, {0}};
   const int o = order == RB_PAIRWISE;
   s.block = dtype == RB_F32 ? conv_f32[cfg.isa]->block : conv_f64[cfg.isa]->block;
   s.row_unit = dtype == RB_F32 ? conv_f32[cfg.isa]->mr[o] : conv_f64[cfg.isa]->mr[o];
@@ -158,6 +177,24 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
   if (chunk < CONV_MIN_CHUNK) chunk = CONV_MIN_CHUNK;
   if (chunk > cap) chunk = cap;
   chunk = chunk < CONV_CHUNK_ALIGN ? CONV_CHUNK_ALIGN : chunk / CONV_CHUNK_ALIGN * CONV_CHUNK_ALIGN;
+  void *packed = NULL;
+  if (order == RB_SEQUENTIAL && cols <= conv_direct_cols && terms > 0 && conv_direct[cfg.isa]) {
+    s.direct = dtype == RB_F32 ? conv_direct[cfg.isa]->direct_f32 : conv_direct[cfg.isa]->direct_f64;
+    chunk = cols;
+  } else {
+    /* block reads A as a (terms x rows) matrix: compact the class's rows of A
+     * unless they already are one */
+    int64_t t = 0;
+    while (t < terms && aoff[t] == t * rows) ++t;
+    if (t < terms) {
+      packed = malloc((size_t)(terms * rows * size));
+      if (!packed) return -2;
+      for (t = 0; t < terms; ++t)
+        memcpy((char *)packed + t * rows * size, (const char *)at + aoff[t] * size,
+               (size_t)(rows * size));
+      s.at = packed;
+    }
+  }
   if (conv_chunk) chunk = conv_chunk;
   s.chunk = chunk < cols ? chunk : cols;
   s.nchunks = (cols + s.chunk - 1) / s.chunk;
@@ -175,7 +212,31 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
   cr_fenv_t saved = cr_fenv_enter();
   rb_parallel((int)parts, conv_part, &s);
   cr_fenv_leave(saved);
+  free(packed);
   for (int p = 0; p < parts; ++p)
     if (s.status[p] != 0) return -2;
   return 0;
+}
+
+/* Blocked so that both the rows read and the rows written stay in cache. */
+#define CONV_TRANSPOSE(T)                                                                   \
+  do {                                                                                      \
+    const T *sb = src;                                                                      \
+    T *db = dst;                                                                            \
+    for (int64_t b = 0; b < batch; ++b, sb += rows * cols, db += rows * cols)               \
+      for (int64_t i0 = 0; i0 < rows; i0 += 16)                                             \
+        for (int64_t j0 = 0; j0 < cols; j0 += 16) {                                         \
+          const int64_t i1 = rows - i0 < 16 ? rows : i0 + 16;                               \
+          const int64_t j1 = cols - j0 < 16 ? cols : j0 + 16;                               \
+          for (int64_t i = i0; i < i1; ++i)                                                 \
+            for (int64_t j = j0; j < j1; ++j) db[j * rows + i] = sb[i * cols + j];          \
+        }                                                                                   \
+  } while (0)
+
+void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, const void *src,
+                       void *dst) {
+  if (dtype == RB_F32)
+    CONV_TRANSPOSE(float);
+  else
+    CONV_TRANSPOSE(double);
 }
