@@ -9,6 +9,7 @@ import pytest
 import reproblas as rb
 from reproblas import _core
 import test_reproblas_conv_reference as cref
+from test_reproblas_gemm import data
 from test_reproblas_reference import same_bits
 
 DTYPES = [np.float32, np.float64]
@@ -38,11 +39,6 @@ CASES = [
 def default_tuning():
     yield
     _core.set_conv_tuning()
-
-
-def data(rng, shape, dtype):
-    """Spread-out magnitudes, both signs: a changed order changes the bits."""
-    return (rng.standard_normal(shape) * 2.0 ** rng.integers(-10, 11, shape)).astype(dtype)
 
 
 def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
