@@ -259,7 +259,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     kg = k // groups
     plan = _plan(False, n, (c, h, wd), (k, p, q), cg, kg, (g.axis(0), g.axis(1)))
     # A(k, (c', r, s)) as (c', r, s, k): a class's taps are then a block of it
-    w_terms = [_core.transpose_last2(w[gi * kg:(gi + 1) * kg].reshape(1, kg, -1))
+    w_terms = [np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].reshape(kg, -1).T)
                for gi in range(groups)]
     _gather_convolution(code, w_terms, x, y, plan, b, _api._isa(), _api._threads())
     return y
@@ -307,8 +307,8 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     kg = k // groups
     plan = _plan(True, n, (k, p, q), (c, h, wd), kg, cg, (g.axis(0), g.axis(1)))
     # A(c', (k, r, s)) as (k, r, s, c')
-    w_terms = [_core.transpose_last2(w[gi * kg:(gi + 1) * kg].reshape(kg, cg, -1))
-               for gi in range(groups)]
+    w_terms = [np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].reshape(kg, cg, -1)
+                                    .transpose(0, 2, 1)) for gi in range(groups)]
     _gather_convolution(code, w_terms, gy, gx, plan, None, _api._isa(), _api._threads())
     return gx
 

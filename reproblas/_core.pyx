@@ -262,8 +262,6 @@ cdef extern from "conv.h":
                        const int64_t *toff, const int64_t *coff, void *dst,
                        const int64_t *doff, int64_t drow, const void *bias) nogil
     void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t direct_cols)
-    void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols,
-                           const void *src, void *dst) nogil
 
 
 def gather_gemm(int order, int64_t rows, cnp.ndarray at, cnp.ndarray aoff, cnp.ndarray src,
@@ -295,21 +293,6 @@ def gather_gemm(int order, int64_t rows, cnp.ndarray at, cnp.ndarray aoff, cnp.n
         raise MemoryError("reproblas conv: out of memory for the gather buffers")
     if rc != 0:
         raise RuntimeError(f"reproblas core rejected a convolution (isa={isa}, order={order})")
-
-
-def transpose_last2(cnp.ndarray a):
-    """A new C-contiguous array: a (C-contiguous, float, shape (batch, rows, cols)) with
-    its last two axes swapped; a cache-blocked copy (NumPy's strided copy is slow here)."""
-    cdef int dtype = _dtype_code(a)
-    cdef int64_t batch = a.shape[0]
-    cdef int64_t rows = a.shape[1]
-    cdef int64_t cols = a.shape[2]
-    cdef cnp.ndarray out = np.empty((batch, cols, rows), dtype=a.dtype)
-    cdef const void *ps = cnp.PyArray_DATA(a)
-    cdef void *pd = cnp.PyArray_DATA(out)
-    with nogil:
-        rb_conv_transpose(dtype, batch, rows, cols, ps, pd)
-    return out
 
 
 def set_conv_tuning(int64_t chunk=0, int64_t kc=0, int64_t min_work=0, int64_t direct_cols=0):

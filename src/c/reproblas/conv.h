@@ -25,11 +25,6 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
                    const int64_t *toff, const int64_t *coff, void *dst, const int64_t *doff,
                    int64_t drow, const void *bias);
 
-/* dst[b][j][i] = src[b][i][j] for `batch` contiguous rows x cols matrices
- * (the weights' layouts of the gather gemms). */
-void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, const void *src,
-                       void *dst);
-
 /* Test knobs (they never change results): columns per chunk, the gemm's kc,
  * the multiply-adds below which one thread is used (values < 1 restore the
  * defaults), and the most columns for the direct kernel (0: default, < 0:
