@@ -287,3 +287,27 @@ def test_torch_sanity():
                     groups=2)
     np.testing.assert_allclose(rb.conv2d(x, w[:, :, :, :1], padding="same", groups=2),
                                same.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_caller_ftz_daz_does_not_change_results():
+    """Subnormal inputs and results are honoured even when the caller set FTZ/DAZ."""
+    rng = np.random.default_rng(13)
+    x = (rng.standard_normal((2, 3, 5, 6)) * 1e-39).astype(np.float32)  # float32 subnormals
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    gy = (rng.standard_normal((2, 4, 5, 6)) * 1e-39).astype(np.float32)
+
+    def run():
+        return [f(order=o) for o in ORDERS for f in (
+            lambda order: rb.conv2d(x, w, padding=1, order=order),
+            lambda order: rb.conv2d_grad_input(gy, w, x.shape, padding=1, order=order),
+            lambda order: rb.conv2d_grad_weight(x, gy, w.shape, padding=1, order=order),
+            lambda order: rb.conv2d_grad_bias(gy, order=order))]
+
+    want = run()
+    out = _core.call_with_mxcsr(0x1F80 | 0x8000 | 0x0040, run)
+    if out is None:
+        pytest.skip("not x86")
+    for g, e in zip(out[0], want):
+        check(g, e, "FTZ/DAZ caller")
+    assert np.any(want[0] != 0)
+    check(want[0], cref.conv2d(x, w, None, 1, 1, 1, 1, "sequential"), "subnormals")
