@@ -152,9 +152,13 @@ def _groups(groups, routine, channels, out_channels):
 
 def _shape(value, name, routine):
     try:
-        shape = tuple(int(v) for v in value)
+        shape = tuple(value)
     except TypeError:
         raise TypeError(f"reproblas.{routine}: {name} must be a sequence of 4 ints") from None
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in shape):
+        raise TypeError(f"reproblas.{routine}: {name} must be a sequence of 4 ints, got "
+                        f"{value!r}")
+    shape = tuple(int(v) for v in shape)
     if len(shape) != 4 or min(shape) < 0:
         raise ValueError(f"reproblas.{routine}: {name} must be 4 non-negative ints "
                          f"(N, C, H, W / K, C/groups, R, S), got {value!r}")

@@ -256,6 +256,10 @@ def test_errors():
         rb.conv2d_grad_input(gy, w, (1, 4, 5))
     with pytest.raises(TypeError, match="4 ints"):
         rb.conv2d_grad_weight(x, gy, 3)
+    with pytest.raises(TypeError, match="4 ints"):
+        rb.conv2d_grad_input(gy, w, (1, 4, 5.5, 5))
+    with pytest.raises(ValueError, match="4 non-negative ints"):
+        rb.conv2d_grad_input(gy, w, (1, 4, -5, 5))
     with pytest.raises(ValueError, match="4-D"):
         rb.conv2d_grad_bias(gy[0])
 
