@@ -11,7 +11,8 @@ CPUs of this process), ``REPROBLAS_ISA`` (``scalar``, ``avx2``, ``avx512``).
 from ._api import ORDERS, asum, axpy, dot, iamax, nrm2, scal, sum
 from ._core import best_isa, isa_names
 from ._level23 import gemm, gemv, ger, matmul
+from ._solve import trsm, trsv
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names", "gemm", "gemv", "ger", "matmul"]
+           "isa_names", "gemm", "gemv", "ger", "matmul", "trsv", "trsm"]
 __version__ = "0.1.0"

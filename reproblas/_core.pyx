@@ -252,3 +252,38 @@ def set_l3_tuning(int64_t mc=0, int64_t nc=0, int64_t kc=0, int64_t min_work=0):
     """Level-2/3 block sizes and per-thread work for tests (never change results);
     0 restores defaults."""
     rb_l3_set_tuning(mc, nc, kc, min_work)
+
+
+cdef extern from "level3.h":
+    int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans, int unit,
+                int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs,
+                int64_t a_cs, void *b, int64_t b_rs, int64_t b_cs) nogil
+    void rb_trsm_set_tuning(int64_t mb, int64_t nb)
+
+
+def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray alpha,
+         cnp.ndarray a, int64_t a_rs, int64_t a_cs, cnp.ndarray b, int64_t m, int64_t n,
+         int64_t b_rs, int64_t b_cs, int isa, int threads):
+    """b (m x n, element strides) <- X with op(a) X = alpha b (left) or X op(a) = alpha b
+    (right); alpha: a 1-element array of b's dtype, or None (no scaling: trsv)."""
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(b)
+    cdef const void *pal = cnp.PyArray_DATA(alpha) if alpha is not None else NULL
+    cdef const void *pa = cnp.PyArray_DATA(a)
+    cdef void *pb = cnp.PyArray_DATA(b)
+    cdef int rc
+    with nogil:
+        rc = rb_trsm(dtype, order, cfg, right, lower, trans, unit, m, n, pal, pa, a_rs, a_cs,
+                     pb, b_rs, b_cs)
+    if rc == -2:
+        raise MemoryError("reproblas.trsm: out of memory for the solve panels")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected trsm (isa={isa}, order={order})")
+
+
+def set_trsm_tuning(int64_t mb=0, int64_t nb=0):
+    """trsm diagonal-block rows and panel width for tests (never change results);
+    0 restores defaults."""
+    rb_trsm_set_tuning(mb, nb)

@@ -77,8 +77,18 @@ static int l3_ok(int dtype, rb_config cfg) {
          cr_isa_supported(cfg.isa);
 }
 
+const void *rb_l3_table(int dtype, int isa) {
+  rb_config cfg = {.isa = isa, .threads = 1};
+  if (!l3_ok(dtype, cfg)) return NULL;
+  return dtype == RB_F32 ? (const void *)l3_f32[isa] : (const void *)l3_f64[isa];
+}
+
+void rb_l3_blocks(int64_t elem_size, int64_t *mc, int64_t *nc, int64_t *kc) {
+  *mc = l3_mc, *nc = l3_nc, *kc = l3_kc ? l3_kc : 1024 / elem_size;
+}
+
 /* Threads worth starting for `work` multiply-adds over `units` split units. */
-static int l3_parts(int threads, int64_t work, int64_t units) {
+int rb_l3_parts(int threads, int64_t work, int64_t units) {
   int64_t parts = work / l3_min_work;
   if (parts > threads) parts = threads;
   if (parts > units) parts = units;
@@ -126,7 +136,7 @@ static void l3_part(void *ctx, int part, int parts) {
       s.by_rows = 1, s.unit = kt->mr[o];                                                      \
     }                                                                                         \
     s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
-    parts = l3_parts(threads, m * n * (k > 0 ? k : 1), s.units);                               \
+    parts = rb_l3_parts(threads, m * n * (k > 0 ? k : 1), s.units);                               \
     rb_parallel(parts, l3_part, &s);                                                          \
   } while (0)
 
@@ -192,7 +202,7 @@ int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha, co
   int threads = cfg.threads < 1 ? 1 : cfg.threads;
   /* split along the strided index, so each thread's writes are contiguous runs */
   int by_rows = a_cs == 1 || a_rs != 1;
-  int parts = l3_parts(threads, m * n * 8, by_rows ? m : n);
+  int parts = rb_l3_parts(threads, m * n * 8, by_rows ? m : n);
   ger_split g = {NULL, m, n, a_rs, a_cs, size, x, ay, a, by_rows};
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {
