@@ -19,6 +19,16 @@ int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k
             const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
             int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs);
 
+/* rb_gemm for every entry of a batch of shape[0..nd) (C order): entry e's A,
+ * B, C start at a, b, c plus its batch index times a_bs, b_bs, c_bs (element
+ * strides, 0 for a broadcast dimension). Threads share out the entries and
+ * their tiles; each entry's bits are those of rb_gemm on it alone. */
+int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *shape,
+                    const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
+                    int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
+                    int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
+                    void *c, int64_t c_rs, int64_t c_cs);
+
 /* a_ij = fma(x_i, alpha*y_j, a_ij); x and y contiguous. */
 int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha, const void *x,
            const void *y, void *a, int64_t a_rs, int64_t a_cs);
