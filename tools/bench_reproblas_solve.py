@@ -34,7 +34,10 @@ def main():
     ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
     args = ap.parse_args()
     from scipy.linalg import solve_triangular
-    from threadpoolctl import threadpool_limits
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # OpenBLAS then uses its own thread count
+        threadpool_limits = None
     print(f"{'routine':7} {'dtype':8} {'n':>5} {'triangle':8} {'thr':>3} {'order':10} "
           f"{'ms':>8} {'scipy ms':>8} {'ratio':>6}", flush=True)
     rng = np.random.default_rng(0)
@@ -55,10 +58,14 @@ def main():
                                 for o in args.orders}
                     for threads in args.threads:
                         os.environ["REPROBLAS_NUM_THREADS"] = str(threads)
-                        with threadpool_limits(threads):
+                        limit = threadpool_limits(threads) if threadpool_limits else None
+                        try:
                             repeat = args.repeat * (1 if routine == "trsm" else 10)
                             best = interleaved_best([base] + list(ours.values()), repeat,
                                                     args.budget)
+                        finally:
+                            if limit is not None:
+                                limit.unregister()
                         for order, t in zip(ours, best[1:]):
                             tri = "lower" if lower else "upper"
                             print(f"{routine:7} {dtype:8} {n:5d} {tri:8} {threads:3d} "
