@@ -18,6 +18,7 @@ import pytest
 import crlibm_py
 import reproblas
 from helpers import SUPPORTED_ISAS
+from test_reproblas_reference import same_bits
 
 CC = shutil.which("cc")
 pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
@@ -39,16 +40,6 @@ def driver(tmp_path_factory):
     done = subprocess.run(cmd, capture_output=True, text=True)
     assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr}"
     return exe
-
-
-def same_bits(got, expected):
-    """Bitwise equality, all NaNs equal (reproblas' rule; crlibm's NaNs are canonical)."""
-    got, expected = np.asarray(got), np.asarray(expected)
-    if got.shape != expected.shape or got.dtype != expected.dtype:
-        return False
-    utype = np.uint32 if got.dtype == np.float32 else np.uint64
-    differ = got.view(utype) != expected.view(utype)
-    return not np.any(differ & ~(np.isnan(got) & np.isnan(expected)))
 
 
 def values(rng, dtype, n):

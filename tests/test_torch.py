@@ -13,6 +13,7 @@ import pytest
 
 import reproblas
 from reproblas import _core
+from test_reproblas_reference import same_bits
 
 torch = pytest.importorskip("torch")
 import reproblas.torch as rt  # noqa: E402
@@ -22,13 +23,6 @@ DTYPES = [torch.float32, torch.float64]
 ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
 needs_conv = pytest.mark.skipif(not hasattr(reproblas, "conv2d"),
                                 reason="conv2d lands from the conv branch")
-
-
-def same_bits(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
-    utype = np.uint32 if a.dtype == np.float32 else np.uint64
-    return np.array_equal(a.view(utype), b.view(utype))
 
 
 def spread(gen, shape, dtype):
