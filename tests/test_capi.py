@@ -36,7 +36,7 @@ def driver(tmp_path_factory):
     cmd = [CC, "-std=c11", "-O1", "-Wall", "-Werror", f"-I{crlibm_py.get_include()}",
            f"-I{reproblas.get_include()}", str(DRIVER), "-o", str(exe)]
     cmd += [f"-L{d}" for d in libs] + [f"-Wl,-rpath,{d}" for d in libs]
-    cmd += ["-lreproblas", "-lcrlibm"]
+    cmd += ["-lreproblas", "-lcrlibm", "-lm"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr}"
     return exe
@@ -336,6 +336,12 @@ def test_c_program_matches_python(driver, full_script, isa, threads):
 
 def test_c_program_default_environment(driver, full_script):
     full_script.run(driver)
+
+
+def test_c_program_ignores_the_callers_fenv(driver, full_script):
+    """Rounding upward with FTZ/DAZ on in the caller: the same bits (SPEC §0), and the
+    caller's settings restored after every call (the driver exits 3 otherwise)."""
+    full_script.run(driver, {"DRIVER_HOSTILE_FENV": "1"})
 
 
 @pytest.mark.parametrize("env, reproblas_rc, crlibm_rc", [

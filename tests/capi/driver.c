@@ -14,7 +14,10 @@
  *   crlibm <fn> n x out        (the _n form)
  *   crlibm1 <fn> n x out       (the scalar form, element by element)
  * Scalars alpha/beta are C99 hex floats; enums are their integer values.
+ * With DRIVER_HOSTILE_FENV set, every call is made with the rounding mode
+ * upward and (on x86) FTZ and DAZ on, and each must leave those as they were.
  */
+#include <fenv.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,16 @@
 
 #include "crlibm.h"
 #include "reproblas.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+/* The control bits of MXCSR (DAZ, masks, rounding, FTZ), not the sticky flags. */
+static unsigned control(void) { return _mm_getcsr() & 0xFFC0u; }
+static void hostile(void) { _mm_setcsr(_mm_getcsr() | 0x8040u); } /* FTZ | DAZ */
+#else
+static unsigned control(void) { return 0; }
+static void hostile(void) {}
+#endif
 
 static size_t loaded_size;
 
@@ -193,6 +206,12 @@ static void crlibm(int scalar_form) {
 
 int main(void) {
   char line[4096];
+  if (getenv("DRIVER_HOSTILE_FENV") != NULL) {
+    fesetround(FE_UPWARD);
+    hostile();
+  }
+  const int round = fegetround();
+  const unsigned csr = control();
   while (fgets(line, sizeof line, stdin)) {
     ntok = 0;
     for (char *t = strtok(line, " \n"); t && ntok < 32; t = strtok(NULL, " \n")) tok[ntok++] = t;
@@ -209,6 +228,10 @@ int main(void) {
     else if (strcmp(tok[0], "strerror") == 0)
       printf("%s|%s\n", reproblas_error_string((int)I(1)), crlibm_error_string((int)I(1)));
     else { fprintf(stderr, "unknown command %s\n", tok[0]); return 2; }
+    if (fegetround() != round || control() != csr) {
+      fprintf(stderr, "%s changed the caller's floating-point environment\n", tok[0]);
+      return 3;
+    }
     fflush(stdout);
   }
   return 0;
