@@ -33,12 +33,14 @@ ERR_ISA_UNKNOWN, ERR_ISA_UNSUPPORTED, ERR_THREADS = 1, 2, 3
 def driver(tmp_path_factory):
     exe = tmp_path_factory.mktemp("capi") / "driver"
     libs = [crlibm_py.get_library_dir(), reproblas.get_library_dir()]
-    cmd = [CC, "-std=c11", "-O1", "-Wall", "-Werror", f"-I{crlibm_py.get_include()}",
+    cmd = [CC, "-std=c11", "-O1", "-Wall", f"-I{crlibm_py.get_include()}",
            f"-I{reproblas.get_include()}", str(DRIVER), "-o", str(exe)]
     cmd += [f"-L{d}" for d in libs] + [f"-Wl,-rpath,{d}" for d in libs]
     cmd += ["-lreproblas", "-lcrlibm", "-lm"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr}"
+    # Not -Werror (another compiler may warn about the driver), but the headers must be clean.
+    assert "crlibm.h" not in done.stderr and "reproblas.h" not in done.stderr, done.stderr
     return exe
 
 
