@@ -64,6 +64,29 @@ def test_linear_forward_and_backward_bits(gen, dtype, order):
         torch.testing.assert_close(ours, theirs.detach(), **tol)
 
 
+def test_layouts_and_empty_shapes(gen):
+    """Strided, transposed and expanded (stride-0) tensors give the bits of contiguous
+    ones; empty batches and feature axes give empty results and +0 gradients."""
+    x = spread(gen, (6, 10), torch.float32)[::2, 1::2].requires_grad_()  # strided view
+    w = spread(gen, (5, 4), torch.float32).t().contiguous().t().requires_grad_()  # Fortran
+    b = spread(gen, (4,), torch.float32).requires_grad_()
+    y = rt.linear(x, w.t(), b)
+    y.sum().backward()  # the gradient arrives as an expanded, stride-0 tensor
+    xc, wc, bc = (t.detach().contiguous().requires_grad_() for t in (x, w.t(), b))
+    yc = rt.linear(xc, wc, bc)
+    yc.backward(torch.ones_like(yc))
+    for ours, ref in ((y, yc), (x.grad, xc.grad), (w.grad.t(), wc.grad), (b.grad, bc.grad)):
+        assert same_bits(ours.detach().contiguous().numpy(), ref.detach().numpy())
+    empty = torch.ones(0, 5, requires_grad=True)
+    bc.grad = None
+    y = rt.linear(empty, wc, bc)
+    assert y.shape == (0, 4)
+    y.sum().backward()
+    assert same_bits(bc.grad.numpy(), np.zeros(4, np.float32))
+    y = rt.matmul(torch.ones(2, 0, requires_grad=True), torch.ones(0, 3))
+    assert torch.equal(y, torch.zeros(2, 3))
+
+
 @pytest.mark.parametrize("order", ORDERS)
 def test_gradcheck_float64(gen, order):
     x = torch.randn(2, 3, 4, generator=gen, dtype=torch.float64, requires_grad=True)
