@@ -7,6 +7,7 @@ return code, scalar result and output array bit for bit (NaNs count as equal, as
 SPEC §0; signed zeros do not). Invalid arguments must give LAPACK-style codes (-i for
 argument i) and write nothing; bad environment knobs give the documented codes.
 """
+import ctypes
 import os
 import shutil
 import subprocess
@@ -376,6 +377,25 @@ def test_path_this_cpu_lacks_is_a_return_code(driver, tmp_path, var, isa):
     codes = {"reproblas_rc": 0, "crlibm_rc": 0}
     codes["crlibm_rc" if var == "CRLIBM_ISA" else "reproblas_rc"] = ERR_ISA_UNSUPPORTED
     script.run(driver, {var: isa}, **codes)
+
+
+def test_axpy_reads_the_old_x_when_y_overlaps_it():
+    """As the Python API: x keeps its old values while y, overlapping it, is written
+    (called through ctypes: the driver's operands never share memory)."""
+    lib = ctypes.CDLL(os.path.join(reproblas.get_library_dir(), "libreproblas.so"))
+    axpy = lib.reproblas_daxpy
+    axpy.restype = ctypes.c_int
+    axpy.argtypes = [ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64,
+                     ctypes.c_void_p, ctypes.c_int64]
+    for x_at, y_at, incx, incy in ((0, 2, 1, 1), (3, 0, 1, 1), (0, 0, 1, 1), (0, 1, 2, 1),
+                                   (1, 0, -1, 1)):
+        mem = np.linspace(-3.0, 7.0, 40) ** 3
+        expected = mem.copy()
+        reproblas.axpy(1.75, vector_view(expected[x_at:], 9, incx),
+                       vector_view(expected[y_at:], 9, incy))
+        assert axpy(9, 1.75, mem.ctypes.data + 8 * x_at, incx, mem.ctypes.data + 8 * y_at,
+                    incy) == 0
+        assert same_bits(mem, expected), (x_at, y_at, incx, incy)
 
 
 def test_error_strings(driver):
