@@ -4,13 +4,20 @@ The C core is compiled with -ffp-contract=off (no implicit fma) and without
 -ffast-math: every fma the kernels execute is written in the source. Each CPU
 path (scalar, AVX2, AVX-512) is selected per file with a target pragma, so one
 set of flags builds them all and the dispatcher picks one at run time.
+
+The same sources also build the C ABI: plain shared libraries installed inside
+the packages (crlibm_py/lib/libcrlibm.so, reproblas/lib/libreproblas.so), whose
+public headers live in crlibm_py/include and reproblas/include.
 """
+import os
+import sysconfig
 from pathlib import Path
 
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
+from setuptools.command.build_ext import build_ext
 
 C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
            "-fno-strict-aliasing"]
@@ -80,5 +87,55 @@ class build_py_with_cuda_sources(build_py):
                     self.copy_file(str(p), str(target), preserve_mode=0)
 
 
-setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}),
-      cmdclass={"build_py": build_py_with_cuda_sources})
+
+def c_library(name, sources, include_dirs, libraries):
+    """A C ABI library "<pkg>.lib.lib<x>": the package's sources plus its wrappers,
+    exporting only the symbols its public header marks (-fvisibility=hidden)."""
+    soname = name.rsplit(".", 1)[1] + ".so"
+    return Extension(
+        name,
+        sources=sources + ["src/c/capi/env.c"],
+        include_dirs=include_dirs + ["src/c/capi", "src/c/common"],
+        depends=headers("src/c/capi", *include_dirs, "src/c/common"),
+        extra_compile_args=C_FLAGS + ["-fvisibility=hidden", "-pthread"],
+        extra_link_args=[f"-Wl,-soname,{soname}", "-pthread"],
+        libraries=libraries,
+    )
+
+
+def c_sources(ext_name):
+    """The C sources of a Python extension (read before cythonize adds generated ones)."""
+    ext = next(e for e in extensions if e.name == ext_name)
+    return [s for s in ext.sources if s.endswith(".c")]
+
+
+c_libraries = [
+    c_library("crlibm_py.lib.libcrlibm", ["src/c/capi/crlibm_capi.c"] + c_sources(
+        "crlibm_py._ufuncs"), ["crlibm_py/include", "src/c/crlibm"], ["m"]),
+    c_library("reproblas.lib.libreproblas", ["src/c/capi/reproblas_capi.c"] + c_sources(
+        "reproblas._core"), ["reproblas/include", "src/c/reproblas"], ["m"]),
+]
+C_LIBRARY_NAMES = {ext.name.rsplit(".", 1)[1] for ext in c_libraries}  # lib<x>
+
+
+class BuildExt(build_ext):
+    """Names the C ABI libraries lib<x>.so instead of giving them a Python module suffix."""
+
+    def get_ext_filename(self, fullname):
+        filename = super().get_ext_filename(fullname)
+        if fullname.rsplit(".", 1)[-1] in C_LIBRARY_NAMES:
+            return filename[: -len(sysconfig.get_config_var("EXT_SUFFIX"))] + ".so"
+        return filename
+
+    def copy_extensions_to_source(self):  # in-place and editable builds
+        build_py = self.get_finalized_command("build_py")
+        for ext in self.extensions:
+            package, name = ext.name.rsplit(".", 1)
+            if name in C_LIBRARY_NAMES:  # the lib/ folders are not in the source tree
+                os.makedirs(build_py.get_package_dir(package), exist_ok=True)
+        super().copy_extensions_to_source()
+
+
+
+setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"})
+      + c_libraries, cmdclass={"build_ext": BuildExt, "build_py": build_py_with_cuda_sources})

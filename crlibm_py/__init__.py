@@ -9,6 +9,19 @@ broadcasting and strided inputs work as they do for NumPy's functions.
 from ._api import FUNCTIONS, cos, erf, exp, log, rsqrt, sin, tanh, ufuncs
 from ._ufuncs import best_isa, isa_names, isa_supported
 
+from ._common import package_path
+
 __all__ = ["exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "ufuncs", "FUNCTIONS",
            "best_isa", "isa_names", "isa_supported"]
+__all__ += ["get_include", "get_library_dir"]
 __version__ = "0.1.0"
+
+
+def get_include():
+    """Folder of the C header ``crlibm.h`` (the C ABI; see docs/c_abi.md)."""
+    return package_path(__file__, "include")
+
+
+def get_library_dir():
+    """Folder of the shared library ``libcrlibm.so`` (link with ``-L<dir> -Wl,-rpath,<dir>``)."""
+    return package_path(__file__, "lib")

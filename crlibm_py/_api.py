@@ -4,6 +4,7 @@ import os
 import numpy as np
 
 from . import _cuda, _ufuncs
+from ._common import isa_from_code
 
 ufuncs = dict(_ufuncs.ufuncs)
 FUNCTIONS = tuple(_ufuncs.function_names())
@@ -17,11 +18,7 @@ def check_isa_env(var="CRLIBM_ISA"):
     """Raise a clear error if ``var`` names a CPU path that is unknown or absent."""
     name = os.environ.get(var, "")
     if name and not _ufuncs.isa_supported(name):
-        known = ", ".join(_ufuncs.isa_names())
-        if name not in _ufuncs.isa_names():
-            raise ValueError(f"{var}={name!r} is not a CPU path; use one of: {known}")
-        raise RuntimeError(f"{var}={name!r}: this CPU cannot run that path "
-                           f"(the best it has is {_ufuncs.best_isa()!r})")
+        isa_from_code(var, name, _ufuncs.isa_code(name), _ufuncs.isa_names(), _ufuncs.best_isa())
 
 
 def _is_float32_exact_scalar(x):

@@ -79,6 +79,11 @@ def isa_supported(str name):
     return cr_isa_parse(name.encode()) >= 0
 
 
+def isa_code(str name):
+    """Path code for a name ('' = best); -1 unknown name, -2 not supported by this CPU."""
+    return cr_isa_parse(name.encode())
+
+
 def best_isa():
     """The fastest path this CPU has."""
     return cr_isa_name(cr_isa_best()).decode()

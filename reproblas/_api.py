@@ -4,6 +4,7 @@ Every routine looks at its array arguments first (`_backend`): that is the
 single place where GPU arrays are routed to the CUDA implementation (_cuda.py).
 """
 import numpy as np
+from crlibm_py._common import isa_from_code
 
 from crlibm_py import _cuda as _cuda_arrays
 
@@ -25,12 +26,8 @@ def _isa():
     code = _isa_codes.get(name)
     if code is None:
         code = _isa_codes.setdefault(name, _core.isa_code(name))
-    if code == -1:
-        raise ValueError(f"REPROBLAS_ISA={name!r} is not a CPU path; use one of: "
-                         f"{', '.join(_core.isa_names())} (or leave it unset for the best)")
-    if code == -2:
-        raise RuntimeError(f"REPROBLAS_ISA={name!r}: this CPU cannot run that path "
-                           f"(the best it has is {_core.best_isa()!r})")
+    if code < 0:
+        isa_from_code("REPROBLAS_ISA", name, code, _core.isa_names(), _core.best_isa())
     return code
 
 

@@ -1,0 +1,147 @@
+/* reproblas: the C ABI of the reproducible BLAS (libreproblas.so).
+ *
+ * Every result is defined bit for bit by the contract (docs/contract.md): the
+ * same bits as the Python API, on every thread count and CPU path. Names and
+ * argument orders follow CBLAS, with two differences: every routine returns an
+ * error code (results of reductions come back through a pointer), and routines
+ * that sum take the summation order as their last argument.
+ *
+ * Compile with  -I$(python -c 'import reproblas; print(reproblas.get_include())')
+ * and link with -L<dir> -Wl,-rpath,<dir> -lreproblas, where
+ * <dir> = $(python -c 'import reproblas; print(reproblas.get_library_dir())').
+ *
+ * Environment, read at every call as by the Python API: REPROBLAS_NUM_THREADS
+ * (a positive integer; default: every CPU this process may run on) and
+ * REPROBLAS_ISA (scalar, avx2, avx512; default: the best this CPU has).
+ * Calls may be made from several threads at once.
+ *
+ * Error codes (the return value of every routine):
+ *   0     REPROBLAS_SUCCESS: done.
+ *   -i    argument i (1-based, in the prototype's order) is invalid, as LAPACK's
+ *         INFO: a negative size, an unknown enum value, an increment of 0, a
+ *         leading dimension below its minimum, a NULL pointer to data the call
+ *         needs. Nothing was written.
+ *   1..5  REPROBLAS_ERR_*: the environment or the system, below. Nothing was
+ *         written.
+ * reproblas_error_string(code) describes any code. No call aborts the process.
+ *
+ * Vectors: n elements x[0], x[inc], ..., x[(n-1)*inc]; a negative inc walks the
+ * vector backwards from x[(1-n)*inc] as in the reference BLAS; inc = 0 is
+ * invalid. Matrices: element (i, j) of a row-major matrix is a[i*lda + j], of a
+ * column-major one a[i + j*lda]. Sizes are 64-bit.
+ */
+#ifndef REPROBLAS_H
+#define REPROBLAS_H
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define REPROBLAS_API __attribute__((visibility("default")))
+#else
+#define REPROBLAS_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define REPROBLAS_VERSION_MAJOR 0
+#define REPROBLAS_VERSION_MINOR 1
+
+/* The values of the CBLAS enums, so a CBLAS value can be passed as it is. */
+typedef enum { ReproblasRowMajor = 101, ReproblasColMajor = 102 } reproblas_layout;
+typedef enum { ReproblasNoTrans = 111, ReproblasTrans = 112 } reproblas_transpose;
+/* For the triangular solvers (trsv, trsm). */
+typedef enum { ReproblasUpper = 121, ReproblasLower = 122 } reproblas_uplo;
+typedef enum { ReproblasNonUnit = 131, ReproblasUnit = 132 } reproblas_diag;
+typedef enum { ReproblasLeft = 141, ReproblasRight = 142 } reproblas_side;
+/* The summation orders of the contract (§2): left to right, or the fixed binary tree. */
+typedef enum { ReproblasSequential = 0, ReproblasPairwise = 1 } reproblas_order;
+
+enum reproblas_status {
+  REPROBLAS_SUCCESS = 0,
+  REPROBLAS_ERR_ISA_UNKNOWN = 1,     /* REPROBLAS_ISA names no CPU path */
+  REPROBLAS_ERR_ISA_UNSUPPORTED = 2, /* REPROBLAS_ISA names a path this CPU lacks */
+  REPROBLAS_ERR_THREADS = 3,         /* REPROBLAS_NUM_THREADS is not a positive integer */
+  REPROBLAS_ERR_NO_MEMORY = 4,       /* a work buffer could not be allocated */
+  REPROBLAS_ERR_INTERNAL = 5         /* the core refused checked arguments: a bug, please report */
+};
+
+/* A static English description of a return code (also for unknown codes). */
+REPROBLAS_API const char *reproblas_error_string(int code);
+
+/* ---- level 1 ---- */
+
+/* *result = the ordered sum of x_k (n = 0: +0). */
+REPROBLAS_API int reproblas_ssum(int64_t n, const float *x, int64_t incx, float *result,
+                                 reproblas_order order);
+REPROBLAS_API int reproblas_dsum(int64_t n, const double *x, int64_t incx, double *result,
+                                 reproblas_order order);
+/* *result = the ordered sum of abs(x_k). */
+REPROBLAS_API int reproblas_sasum(int64_t n, const float *x, int64_t incx, float *result,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dasum(int64_t n, const double *x, int64_t incx, double *result,
+                                  reproblas_order order);
+/* *result = the ordered sum of x_k*y_k (sequential: fma chain; pairwise: rounded products). */
+REPROBLAS_API int reproblas_sdot(int64_t n, const float *x, int64_t incx, const float *y,
+                                 int64_t incy, float *result, reproblas_order order);
+REPROBLAS_API int reproblas_ddot(int64_t n, const double *x, int64_t incx, const double *y,
+                                 int64_t incy, double *result, reproblas_order order);
+/* *result = the scaled Euclidean norm of the contract (§3). */
+REPROBLAS_API int reproblas_snrm2(int64_t n, const float *x, int64_t incx, float *result,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dnrm2(int64_t n, const double *x, int64_t incx, double *result,
+                                  reproblas_order order);
+/* *index = the 0-based index of the first NaN, else the smallest k with abs(x_k)
+ * maximal. n = 0 is invalid (-1): an empty vector has no largest element. */
+REPROBLAS_API int reproblas_isamax(int64_t n, const float *x, int64_t incx, int64_t *index);
+REPROBLAS_API int reproblas_idamax(int64_t n, const double *x, int64_t incx, int64_t *index);
+/* y_k = fma(alpha, x_k, y_k). x and y must not overlap unless they are the same vector. */
+REPROBLAS_API int reproblas_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y,
+                                  int64_t incy);
+REPROBLAS_API int reproblas_daxpy(int64_t n, double alpha, const double *x, int64_t incx,
+                                  double *y, int64_t incy);
+/* x_k = alpha * x_k. */
+REPROBLAS_API int reproblas_sscal(int64_t n, float alpha, float *x, int64_t incx);
+REPROBLAS_API int reproblas_dscal(int64_t n, double alpha, double *x, int64_t incx);
+
+/* ---- level 2 ---- */
+
+/* y = alpha*S (beta == 0: y is not read) or fma(beta, y, alpha*S), S_i the ordered
+ * sum over j of op(A)_ij * x_j. A is m x n; op(A) is A or its transpose. */
+REPROBLAS_API int reproblas_sgemv(reproblas_layout layout, reproblas_transpose trans, int64_t m,
+                                  int64_t n, float alpha, const float *a, int64_t lda,
+                                  const float *x, int64_t incx, float beta, float *y,
+                                  int64_t incy, reproblas_order order);
+REPROBLAS_API int reproblas_dgemv(reproblas_layout layout, reproblas_transpose trans, int64_t m,
+                                  int64_t n, double alpha, const double *a, int64_t lda,
+                                  const double *x, int64_t incx, double beta, double *y,
+                                  int64_t incy, reproblas_order order);
+/* A_ij = fma(x_i, alpha*y_j, A_ij); A is m x n. */
+REPROBLAS_API int reproblas_sger(reproblas_layout layout, int64_t m, int64_t n, float alpha,
+                                 const float *x, int64_t incx, const float *y, int64_t incy,
+                                 float *a, int64_t lda);
+REPROBLAS_API int reproblas_dger(reproblas_layout layout, int64_t m, int64_t n, double alpha,
+                                 const double *x, int64_t incx, const double *y, int64_t incy,
+                                 double *a, int64_t lda);
+
+/* ---- level 3 ---- */
+
+/* C = alpha*S (beta == 0: C is not read) or fma(beta, C, alpha*S), C m x n, S_ij the
+ * ordered sum over k of op(A)_ik * op(B)_kj; op(A) is m x k, op(B) k x n. */
+REPROBLAS_API int reproblas_sgemm(reproblas_layout layout, reproblas_transpose trans_a,
+                                  reproblas_transpose trans_b, int64_t m, int64_t n, int64_t k,
+                                  float alpha, const float *a, int64_t lda, const float *b,
+                                  int64_t ldb, float beta, float *c, int64_t ldc,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dgemm(reproblas_layout layout, reproblas_transpose trans_a,
+                                  reproblas_transpose trans_b, int64_t m, int64_t n, int64_t k,
+                                  double alpha, const double *a, int64_t lda, const double *b,
+                                  int64_t ldb, double beta, double *c, int64_t ldc,
+                                  reproblas_order order);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REPROBLAS_H */

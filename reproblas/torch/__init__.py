@@ -1,0 +1,23 @@
+"""PyTorch layer: autograd functions and modules whose forward and backward run on reproblas.
+
+Every float result of a forward or backward pass is defined bit for bit (SPEC §2-§3), so
+training with these layers gives the same bits on every thread count and CPU path (the
+knobs REPROBLAS_NUM_THREADS and REPROBLAS_ISA, read at every call). CPU tensors of
+float32 or float64 only. See docs/torch.md.
+
+    model = reproblas.torch.convert(model)        # swap nn.Linear / nn.Conv2d in place
+
+Needs PyTorch (``pip install 'crlibm-py[torch]'``, which pins torch 2.13.0).
+"""
+try:
+    import torch as _torch  # noqa: F401
+except ImportError as exc:  # only this subpackage needs torch; reproblas itself does not
+    raise ImportError(
+        "reproblas.torch needs PyTorch, which is not installed: pip install "
+        "'crlibm-py[torch]' (or torch==2.13.0); the rest of reproblas works without it"
+    ) from exc
+
+from ._functions import conv2d, linear, matmul
+from ._modules import Conv2d, Linear, convert
+
+__all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert"]

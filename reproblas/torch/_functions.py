@@ -1,0 +1,263 @@
+"""Autograd functions over reproblas: linear, matmul, conv2d.
+
+Tensors go to NumPy without a copy (``detach().numpy()``), reproblas computes, and the
+result comes back with ``torch.from_numpy``. Every gradient is a reproblas product or
+sum with the terms and order written in docs/torch.md, in the forward's `order`.
+"""
+import math
+
+import numpy as np
+import torch
+
+import reproblas
+from reproblas import _api
+
+_DTYPES = (torch.float32, torch.float64)
+
+
+def _array(t, name, routine):
+    """A CPU float tensor as a NumPy array sharing its memory."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"reproblas.torch.{routine}: {name} must be a torch.Tensor, got "
+                        f"{type(t).__name__}")
+    if t.device.type != "cpu":
+        raise ValueError(f"reproblas.torch.{routine}: {name} is on {t.device}; reproblas.torch "
+                         f"computes on the CPU: move it with .cpu()")
+    if t.layout != torch.strided:
+        raise TypeError(f"reproblas.torch.{routine}: {name} has layout {t.layout}; pass a "
+                        f"dense tensor (.to_dense())")
+    if t.dtype not in _DTYPES:
+        raise TypeError(f"reproblas.torch.{routine}: {name} has dtype {t.dtype}; reproblas "
+                        f"computes in float32 or float64 only: convert it explicitly "
+                        f"(.float() or .double())")
+    return t.detach().numpy()
+
+
+def _check(routine, **tensors):
+    """Each tensor (None: an absent bias) is a CPU float tensor, all of one dtype."""
+    for name, t in tensors.items():
+        if t is not None:
+            _array(t, name, routine)
+    dtypes = {name: t.dtype for name, t in tensors.items() if t is not None}
+    if len(set(dtypes.values())) > 1:
+        desc = ", ".join(f"{k} is {v}" for k, v in dtypes.items())
+        raise TypeError(f"reproblas.torch.{routine}: mixed dtypes ({desc}); reproblas never "
+                        f"casts silently: convert one of them with .to()")
+
+
+def _tensor(a):
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def _rows(a):
+    """(..., f) as the 2-D (rows, f), rows in C order of the leading axes."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+
+
+# ---- linear: y = x W^T (+ b) ----
+
+class _Linear(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, weight, bias, order):
+        x, w = _array(input, "input", "linear"), _array(weight, "weight", "linear")
+        x2 = _rows(x)
+        y = reproblas.gemm(1.0, x2, w, trans_b=True, order=order)
+        if bias is not None:
+            y += _array(bias, "bias", "linear")  # y = S + b, one rounding per element
+        ctx.save_for_backward(input, weight)
+        ctx.order, ctx.has_bias = order, bias is not None
+        return _tensor(y.reshape(x.shape[:-1] + (w.shape[0],)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        x, w = _array(input, "input", "linear"), _array(weight, "weight", "linear")
+        g = _rows(_array(grad_output, "grad_output", "linear"))
+        grad_input = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:  # sum over the output features o
+            grad_input = _tensor(reproblas.gemm(1.0, g, w, order=ctx.order).reshape(x.shape))
+        if ctx.needs_input_grad[1]:  # sum over the rows of the flattened batch
+            grad_weight = _tensor(reproblas.gemm(1.0, g, _rows(x), trans_a=True,
+                                                 order=ctx.order))
+        if ctx.has_bias and ctx.needs_input_grad[2]:
+            # The ordered sum over the rows: products g * 1 are exact, so gemv with a
+            # vector of ones adds exactly the terms g[r, o] in the order of `order`.
+            ones = np.ones(g.shape[0], dtype=g.dtype)
+            grad_bias = _tensor(reproblas.gemv(1.0, g, ones, trans=True, order=ctx.order))
+        return grad_input, grad_weight, grad_bias, None
+
+
+def linear(input, weight, bias=None, *, order="sequential"):
+    """``torch.nn.functional.linear`` on reproblas: ``y = S (+) bias``.
+
+    ``S[..., o]`` is the ordered sum over i of ``input[..., i] * weight[o, i]`` (a
+    :func:`reproblas.gemm`); the bias is added after it, one rounding per element.
+    Backward: ``grad_input = grad @ weight`` (terms over o), ``grad_weight = grad^T @
+    input`` and ``grad_bias`` (terms over the flattened batch rows, ascending).
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        ``(..., in_features)``, CPU, float32 or float64.
+    weight : torch.Tensor
+        ``(out_features, in_features)``, input's dtype.
+    bias : torch.Tensor, optional
+        ``(out_features,)``.
+    order : {'sequential', 'pairwise'}
+        Summation order of every sum, forward and backward.
+
+    Returns
+    -------
+    torch.Tensor
+        ``(..., out_features)``.
+    """
+    _api._order(order)
+    _check("linear", input=input, weight=weight, bias=bias)
+    if weight.ndim != 2 or input.ndim < 1 or input.shape[-1] != weight.shape[1]:
+        raise ValueError(f"reproblas.torch.linear: input {tuple(input.shape)} and weight "
+                         f"{tuple(weight.shape)} do not match: weight must be (out, in) "
+                         f"with in = input.shape[-1]")
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise ValueError(f"reproblas.torch.linear: bias has shape {tuple(bias.shape)}, "
+                         f"expected ({weight.shape[0]},)")
+    return _Linear.apply(input, weight, bias, order)
+
+
+# ---- matmul, with NumPy/PyTorch broadcasting ----
+
+def _reduce_matmul(left, right, shape, order):
+    """``sum(left @ right)`` over the batch axes that broadcast onto `shape`.
+
+    left ``(B..., p, c)`` and right ``(B..., c, q)`` share the full batch shape B; the
+    result has batch shape `shape` (B with some axes of size 1). Each element is one
+    ordered sum whose terms run over (the reduced batch indices, lexicographic; then c).
+    """
+    batch = left.shape[:-2]
+    nb = len(batch)
+    target = (1,) * (nb - len(shape)) + tuple(shape)
+    reduced = [i for i in range(nb) if target[i] == 1 and batch[i] != 1]
+    kept = [i for i in range(nb) if i not in reduced]
+    p, c, q = left.shape[-2], left.shape[-1], right.shape[-1]
+    kept_shape = tuple(batch[i] for i in kept)
+    r = math.prod(batch[i] for i in reduced)
+    lt = left.transpose(kept + [nb] + reduced + [nb + 1]).reshape(kept_shape + (p, r * c))
+    rt = right.transpose(kept + reduced + [nb, nb + 1]).reshape(kept_shape + (r * c, q))
+    return reproblas.matmul(lt, rt, order=order).reshape(tuple(shape) + (p, q))
+
+
+class _Matmul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a_t, b_t, order):
+        a, b = _array(a_t, "input", "matmul"), _array(b_t, "other", "matmul")
+        ctx.save_for_backward(a_t, b_t)
+        ctx.order = order
+        return _tensor(np.asarray(reproblas.matmul(a, b, order=order)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a_t, b_t = ctx.saved_tensors
+        a, b = _array(a_t, "input", "matmul"), _array(b_t, "other", "matmul")
+        a2 = a[None, :] if a.ndim == 1 else a
+        b2 = b[:, None] if b.ndim == 1 else b
+        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+        m, n = a2.shape[-2], b2.shape[-1]
+        g = _array(grad_output, "grad_output", "matmul").reshape(batch + (m, n))
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:  # grad @ b^T: terms over (reduced batch, n)
+            bt = np.broadcast_to(b2, batch + b2.shape[-2:]).swapaxes(-1, -2)
+            grad_a = _tensor(_reduce_matmul(g, bt, a2.shape[:-2], ctx.order).reshape(a.shape))
+        if ctx.needs_input_grad[1]:  # a^T @ grad: terms over (reduced batch, m)
+            at = np.broadcast_to(a2, batch + a2.shape[-2:]).swapaxes(-1, -2)
+            grad_b = _tensor(_reduce_matmul(at, g, b2.shape[:-2], ctx.order).reshape(b.shape))
+        return grad_a, grad_b, None
+
+
+def matmul(input, other, *, order="sequential"):
+    """``torch.matmul`` on reproblas (shapes and broadcasting as torch/NumPy).
+
+    Forward: :func:`reproblas.matmul`. Backward: ``grad @ other^T`` and ``input^T @ grad``;
+    where an operand was broadcast over batch axes, its gradient is one ordered sum
+    whose terms run over (those batch indices, lexicographic; then the contracted index).
+
+    Parameters
+    ----------
+    input, other : torch.Tensor
+        CPU tensors of one dtype (float32 or float64), at least 1-D.
+    order : {'sequential', 'pairwise'}
+        Summation order of every sum, forward and backward.
+
+    Returns
+    -------
+    torch.Tensor
+        The product (0-d for two vectors).
+    """
+    _api._order(order)
+    _check("matmul", input=input, other=other)
+    return _Matmul.apply(input, other, order)
+
+
+# ---- conv2d (NCHW, PyTorch conventions; SPEC §3 "Convolution") ----
+
+class _Conv2d(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, weight, bias, stride, padding, dilation, groups, order):
+        x, w = _array(input, "input", "conv2d"), _array(weight, "weight", "conv2d")
+        b = None if bias is None else _array(bias, "bias", "conv2d")
+        y = reproblas.conv2d(x, w, b, stride, padding, dilation, groups, order=order)
+        ctx.save_for_backward(input, weight)
+        ctx.args = (stride, padding, dilation, groups)
+        ctx.order, ctx.has_bias = order, bias is not None
+        return _tensor(y)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight = ctx.saved_tensors
+        x, w = _array(input, "input", "conv2d"), _array(weight, "weight", "conv2d")
+        g = _array(grad_output, "grad_output", "conv2d")
+        grad_input = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_input = _tensor(reproblas.conv2d_grad_input(g, w, x.shape, *ctx.args,
+                                                             order=ctx.order))
+        if ctx.needs_input_grad[1]:
+            grad_weight = _tensor(reproblas.conv2d_grad_weight(x, g, w.shape, *ctx.args,
+                                                               order=ctx.order))
+        if ctx.has_bias and ctx.needs_input_grad[2]:
+            grad_bias = _tensor(reproblas.conv2d_grad_bias(g, order=ctx.order))
+        return grad_input, grad_weight, grad_bias, None, None, None, None, None
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *,
+           order="sequential"):
+    """``torch.nn.functional.conv2d`` on reproblas (NCHW, or CHW unbatched).
+
+    Forward: :func:`reproblas.conv2d` (``y = S (+) bias``); backward:
+    ``reproblas.conv2d_grad_input``, ``conv2d_grad_weight`` and ``conv2d_grad_bias``, whose
+    terms and orders are fixed by the contract (SPEC §3).
+
+    Parameters
+    ----------
+    input : torch.Tensor
+        ``(N, C, H, W)`` or ``(C, H, W)``, CPU, float32 or float64.
+    weight : torch.Tensor
+        ``(K, C/groups, R, S)``, input's dtype.
+    bias : torch.Tensor, optional
+        ``(K,)``.
+    stride, padding, dilation, groups
+        As in PyTorch (``padding`` may be ``'same'`` or ``'valid'``).
+    order : {'sequential', 'pairwise'}
+        Summation order of every sum, forward and backward.
+
+    Returns
+    -------
+    torch.Tensor
+        ``(N, K, P, Q)`` (or ``(K, P, Q)``).
+    """
+    if not hasattr(reproblas, "conv2d"):
+        raise NotImplementedError("reproblas.torch.conv2d needs reproblas.conv2d, which this "
+                                  "build of reproblas does not have yet")
+    _api._order(order)
+    _check("conv2d", input=input, weight=weight, bias=bias)
+    if input.ndim == 3:  # unbatched, as torch allows
+        return conv2d(input[None], weight, bias, stride, padding, dilation, groups,
+                      order=order)[0]
+    return _Conv2d.apply(input, weight, bias, stride, padding, dilation, groups, order)

@@ -1,0 +1,40 @@
+/* libcrlibm: the C ABI of crlibm.h, thin wrappers over the kernel dispatcher
+ * (dispatch.c) that the Python ufuncs use. */
+#include "crlibm.h"
+
+#include "crlibm_core.h"
+#include "env.h"
+
+const char *crlibm_error_string(int code) {
+  switch (code) {
+  case CRLIBM_SUCCESS: return "success";
+  case CRLIBM_ERR_ISA_UNKNOWN: return "CRLIBM_ISA names no CPU path; use scalar, avx2 or avx512";
+  case CRLIBM_ERR_ISA_UNSUPPORTED: return "CRLIBM_ISA names a CPU path this CPU cannot run";
+  case -1: return "x is NULL but n > 0";
+  case -2: return "y is NULL but n > 0";
+  default: return "unknown crlibm status code";
+  }
+}
+
+/* One value on the portable path: every path gives the same bits, and a
+ * single element gains nothing from SIMD, so no knob is read and nothing fails. */
+static float cr_capi_one(int fn, float x) {
+  float y;
+  cr_apply_strided(fn, CR_ISA_SCALAR, (const char *)&x, sizeof x, (char *)&y, sizeof y, 1);
+  return y;
+}
+
+static int cr_capi_array(int fn, const float *x, float *y, size_t n) {
+  if (n > 0 && x == NULL) return -1;
+  if (n > 0 && y == NULL) return -2;
+  int isa;
+  int status = capi_isa_from_env("CRLIBM_ISA", &isa);
+  if (status != 0) return status;
+  cr_apply_strided(fn, isa, (const char *)x, sizeof *x, (char *)y, sizeof *y, n);
+  return CRLIBM_SUCCESS;
+}
+
+#define CR_CAPI_DEFINE(fn, id)                                                             \
+  float crlibm_##fn##f(float x) { return cr_capi_one(id, x); }                            \
+  int crlibm_##fn##f_n(const float *x, float *y, size_t n) { return cr_capi_array(id, x, y, n); }
+CR_FUNCTION_LIST(CR_CAPI_DEFINE)

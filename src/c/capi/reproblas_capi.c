@@ -1,0 +1,316 @@
+/* libreproblas: the C ABI of reproblas.h, thin wrappers over the core entry
+ * points the Python extension calls (level1.h, level3.h).
+ *
+ * The wrappers only check arguments (LAPACK numbering: -i for argument i),
+ * read the environment knobs, and translate CBLAS conventions (layouts,
+ * transposes, leading dimensions, increments) into the core's element
+ * strides. Vectors with an increment other than 1 are copied to contiguous
+ * buffers for the level-1 core: the same values in the same index order, so
+ * the increment never changes a result. Type-independent work lives here; the
+ * float and double entry points (reproblas_typed.inc) are one call each.
+ */
+#include "reproblas.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "level1.h"
+#include "level3.h"
+#include "thread.h"
+
+const char *reproblas_error_string(int code) {
+  switch (code) {
+  case REPROBLAS_SUCCESS: return "success";
+  case REPROBLAS_ERR_ISA_UNKNOWN:
+    return "REPROBLAS_ISA names no CPU path; use scalar, avx2 or avx512 (or leave it unset)";
+  case REPROBLAS_ERR_ISA_UNSUPPORTED: return "REPROBLAS_ISA names a CPU path this CPU cannot run";
+  case REPROBLAS_ERR_THREADS: return "REPROBLAS_NUM_THREADS must be a positive integer";
+  case REPROBLAS_ERR_NO_MEMORY: return "out of memory for a work buffer";
+  case REPROBLAS_ERR_INTERNAL: return "the reproblas core refused checked arguments (a bug)";
+  default:
+    return code < 0 ? "argument -code (1-based) is invalid" : "unknown reproblas status code";
+  }
+}
+
+/* ---- shared checks and translations ---- */
+
+static size_t rb_size(int dtype) { return dtype == RB_F32 ? sizeof(float) : sizeof(double); }
+
+/* The knobs, read at every call (SPEC §4). */
+static int rb_capi_config(rb_config *cfg) {
+  int status = capi_isa_from_env("REPROBLAS_ISA", &cfg->isa);
+  if (status != 0) return status;
+  int set = capi_positive_int_from_env("REPROBLAS_NUM_THREADS", &cfg->threads);
+  if (set < 0) return REPROBLAS_ERR_THREADS;
+  if (set == 0) cfg->threads = rb_cpu_count();
+  return REPROBLAS_SUCCESS;
+}
+
+static int rb_capi_status(int core_rc) {
+  if (core_rc == 0) return REPROBLAS_SUCCESS;
+  return core_rc == -2 ? REPROBLAS_ERR_NO_MEMORY : REPROBLAS_ERR_INTERNAL;
+}
+
+static int rb_valid_order(int order) {
+  return order == ReproblasSequential || order == ReproblasPairwise;
+}
+static int rb_core_order(int order) {
+  return order == ReproblasPairwise ? RB_PAIRWISE : RB_SEQUENTIAL;
+}
+
+/* Element 0 of a BLAS vector: a negative inc starts at the far end. */
+static const char *rb_first(const void *x, int64_t n, int64_t inc, size_t size) {
+  const char *p = (const char *)x;
+  return (inc < 0 && n > 1) ? p + (n - 1) * (-inc) * (int64_t)size : p;
+}
+
+/* Element strides of a stored rows x cols matrix seen as op(stored). */
+static void rb_strides(int layout, int trans, int64_t ld, int64_t *rs, int64_t *cs) {
+  int64_t r = layout == ReproblasRowMajor ? ld : 1, c = layout == ReproblasRowMajor ? 1 : ld;
+  *rs = trans == ReproblasTrans ? c : r;
+  *cs = trans == ReproblasTrans ? r : c;
+}
+
+/* Smallest valid leading dimension of a stored rows x cols matrix. */
+static int rb_ld_ok(int layout, int64_t rows, int64_t cols, int64_t ld) {
+  int64_t need = layout == ReproblasRowMajor ? cols : rows;
+  return ld >= (need > 1 ? need : 1);
+}
+
+static int rb_valid_layout(int v) { return v == ReproblasRowMajor || v == ReproblasColMajor; }
+static int rb_valid_trans(int v) { return v == ReproblasNoTrans || v == ReproblasTrans; }
+
+/* A contiguous view of a vector: x itself for inc = 1 (unless copy), else a
+ * malloc'd copy (*owned set). NULL when memory runs out. */
+static void *rb_gather(const void *x, int64_t n, int64_t inc, size_t size, int copy,
+                       int *owned) {
+  *owned = 0;
+  if ((inc == 1 && !copy) || n == 0) return (void *)x;
+  if ((uint64_t)n > (uint64_t)PTRDIFF_MAX / size) return NULL;
+  char *buf = malloc((size_t)n * size);
+  if (buf == NULL) return NULL;
+  const char *src = rb_first(x, n, inc, size);
+  for (int64_t i = 0; i < n; ++i) memcpy(buf + i * (int64_t)size, src + i * inc * (int64_t)size, size);
+  *owned = 1;
+  return buf;
+}
+
+static void rb_scatter(void *x, int64_t n, int64_t inc, size_t size, const void *buf) {
+  char *dst = (char *)rb_first(x, n, inc, size);
+  for (int64_t i = 0; i < n; ++i)
+    memcpy(dst + i * inc * (int64_t)size, (const char *)buf + i * (int64_t)size, size);
+}
+
+/* Whether two vectors' memory ranges overlap. */
+static int rb_overlap(const void *x, int64_t incx, const void *y, int64_t incy, int64_t n,
+                      size_t size) {
+  if (n == 0) return 0;
+  const char *xlo = (const char *)x, *ylo = (const char *)y;
+  const char *xhi = xlo + ((n - 1) * (incx < 0 ? -incx : incx) + 1) * (int64_t)size;
+  const char *yhi = ylo + ((n - 1) * (incy < 0 ? -incy : incy) + 1) * (int64_t)size;
+  return xlo < yhi && ylo < xhi;
+}
+
+/* ---- level 1 ---- */
+
+enum rb_reduction { RB_CAPI_SUM, RB_CAPI_ASUM, RB_CAPI_DOT, RB_CAPI_NRM2 };
+
+/* sum/asum/nrm2 (y == NULL: arguments n, x, incx, result, order) and dot (n, x,
+ * incx, y, incy, result, order). */
+static int rb_capi_reduce(int kind, int dtype, int64_t n, const void *x, int64_t incx,
+                          const void *y, int64_t incy, void *result, int order) {
+  int shift = kind == RB_CAPI_DOT ? 2 : 0; /* y and incy come before result */
+  if (n < 0) return -1;
+  if (x == NULL && n > 0) return -2;
+  if (incx == 0) return -3;
+  if (kind == RB_CAPI_DOT && y == NULL && n > 0) return -4;
+  if (kind == RB_CAPI_DOT && incy == 0) return -5;
+  if (result == NULL) return -4 - shift;
+  if (!rb_valid_order(order)) return -5 - shift;
+  rb_config cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  size_t size = rb_size(dtype);
+  int own_x, own_y = 0;
+  const void *cx = rb_gather(x, n, incx, size, 0, &own_x), *cy = NULL;
+  if (cx == NULL && n > 0) return REPROBLAS_ERR_NO_MEMORY;
+  if (kind == RB_CAPI_DOT) {
+    cy = rb_gather(y, n, incy, size, 0, &own_y);
+    if (cy == NULL && n > 0) {
+      if (own_x) free((void *)cx);
+      return REPROBLAS_ERR_NO_MEMORY;
+    }
+  }
+  int core = rb_core_order(order), rc;
+  switch (kind) {
+  case RB_CAPI_SUM: rc = rb_sum(dtype, core, cfg, cx, n, result); break;
+  case RB_CAPI_ASUM: rc = rb_asum(dtype, core, cfg, cx, n, result); break;
+  case RB_CAPI_DOT: rc = rb_dot(dtype, core, cfg, cx, cy, n, result); break;
+  default: rc = rb_nrm2(dtype, core, cfg, cx, n, result); break;
+  }
+  if (own_x) free((void *)cx);
+  if (own_y) free((void *)cy);
+  return rb_capi_status(rc);
+}
+
+static int rb_capi_iamax(int dtype, int64_t n, const void *x, int64_t incx, int64_t *index) {
+  if (n < 1) return -1;
+  if (x == NULL) return -2;
+  if (incx == 0) return -3;
+  if (index == NULL) return -4;
+  rb_config cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  int own;
+  const void *cx = rb_gather(x, n, incx, rb_size(dtype), 0, &own);
+  if (cx == NULL) return REPROBLAS_ERR_NO_MEMORY;
+  int64_t k = rb_iamax(dtype, cfg, cx, n);
+  if (own) free((void *)cx);
+  if (k < 0) return REPROBLAS_ERR_INTERNAL;
+  *index = k;
+  return REPROBLAS_SUCCESS;
+}
+
+/* axpy (y != NULL: n, alpha, x, incx, y, incy) or scal (y == NULL: n, alpha, x, incx). */
+static int rb_capi_update(int dtype, int64_t n, const void *alpha, const void *x, int64_t incx,
+                          void *y, int64_t incy, int is_axpy) {
+  if (n < 0) return -1;
+  if (x == NULL && n > 0) return -3;
+  if (incx == 0) return -4;
+  if (is_axpy && y == NULL && n > 0) return -5;
+  if (is_axpy && incy == 0) return -6;
+  rb_config cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  if (n == 0) return REPROBLAS_SUCCESS;
+  size_t size = rb_size(dtype);
+  void *target = is_axpy ? y : (void *)x;
+  int64_t inc = is_axpy ? incy : incx;
+  int own_t, own_x = 0;
+  void *work = rb_gather(target, n, inc, size, 0, &own_t);
+  if (work == NULL) return REPROBLAS_ERR_NO_MEMORY;
+  const void *cx = x;
+  if (is_axpy) {
+    /* y is written in place while x is read: x keeps its old values (as in the
+     * Python API) unless it is y itself, which the kernel reads before writing. */
+    int aliased = !own_t && x != y && rb_overlap(x, incx, y, incy, n, size);
+    cx = rb_gather(x, n, incx, size, aliased, &own_x);
+    if (cx == NULL) {
+      if (own_t) free(work);
+      return REPROBLAS_ERR_NO_MEMORY;
+    }
+  }
+  int rc = is_axpy ? rb_axpy(dtype, cfg, alpha, cx, work, n) : rb_scal(dtype, cfg, alpha, work, n);
+  if (own_t) {
+    if (rc == 0) rb_scatter(target, n, inc, size, work);
+    free(work);
+  }
+  if (own_x) free((void *)cx);
+  return rb_capi_status(rc);
+}
+
+/* ---- level 2 and 3 ---- */
+
+static int rb_capi_gemv(int dtype, int layout, int trans, int64_t m, int64_t n,
+                        const void *alpha, const void *a, int64_t lda, const void *x,
+                        int64_t incx, const void *beta, void *y, int64_t incy, int order) {
+  if (!rb_valid_layout(layout)) return -1;
+  if (!rb_valid_trans(trans)) return -2;
+  if (m < 0) return -3;
+  if (n < 0) return -4;
+  if (a == NULL && m > 0 && n > 0) return -6;
+  if (!rb_ld_ok(layout, m, n, lda)) return -7;
+  int64_t rows = trans == ReproblasTrans ? n : m, cols = trans == ReproblasTrans ? m : n;
+  if (x == NULL && rows > 0 && cols > 0) return -8;
+  if (incx == 0) return -9;
+  if (y == NULL && rows > 0) return -11;
+  if (incy == 0) return -12;
+  if (!rb_valid_order(order)) return -13;
+  rb_config cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  size_t size = rb_size(dtype);
+  int64_t a_rs, a_cs;
+  rb_strides(layout, trans, lda, &a_rs, &a_cs);
+  /* x is op(A)'s right-hand cols x 1 matrix, y the rows x 1 result. */
+  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), cfg, rows, 1, cols, alpha, a, a_rs,
+                                a_cs, rb_first(x, cols, incx, size), incx, 0, beta,
+                                (void *)rb_first(y, rows, incy, size), incy, 0));
+}
+
+static int rb_capi_ger(int dtype, int layout, int64_t m, int64_t n, const void *alpha,
+                       const void *x, int64_t incx, const void *y, int64_t incy, void *a,
+                       int64_t lda) {
+  if (!rb_valid_layout(layout)) return -1;
+  if (m < 0) return -2;
+  if (n < 0) return -3;
+  if (x == NULL && m > 0) return -5;
+  if (incx == 0) return -6;
+  if (y == NULL && n > 0) return -7;
+  if (incy == 0) return -8;
+  if (a == NULL && m > 0 && n > 0) return -9;
+  if (!rb_ld_ok(layout, m, n, lda)) return -10;
+  rb_config cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  size_t size = rb_size(dtype);
+  int own_x, own_y = 0;
+  const void *cx = rb_gather(x, m, incx, size, 0, &own_x);
+  const void *cy = cx != NULL || m == 0 ? rb_gather(y, n, incy, size, 0, &own_y) : NULL;
+  int rc = -2;
+  if ((cx != NULL || m == 0) && (cy != NULL || n == 0)) {
+    int64_t a_rs, a_cs;
+    rb_strides(layout, ReproblasNoTrans, lda, &a_rs, &a_cs);
+    rc = rb_ger(dtype, cfg, m, n, alpha, cx, cy, a, a_rs, a_cs);
+  }
+  if (own_x) free((void *)cx);
+  if (own_y) free((void *)cy);
+  return rb_capi_status(rc);
+}
+
+static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t m, int64_t n,
+                        int64_t k, const void *alpha, const void *a, int64_t lda, const void *b,
+                        int64_t ldb, const void *beta, void *c, int64_t ldc, int order) {
+  if (!rb_valid_layout(layout)) return -1;
+  if (!rb_valid_trans(trans_a)) return -2;
+  if (!rb_valid_trans(trans_b)) return -3;
+  if (m < 0) return -4;
+  if (n < 0) return -5;
+  if (k < 0) return -6;
+  int ta = trans_a == ReproblasTrans, tb = trans_b == ReproblasTrans;
+  if (a == NULL && m > 0 && k > 0) return -8;
+  if (!rb_ld_ok(layout, ta ? k : m, ta ? m : k, lda)) return -9;
+  if (b == NULL && k > 0 && n > 0) return -10;
+  if (!rb_ld_ok(layout, tb ? n : k, tb ? k : n, ldb)) return -11;
+  if (c == NULL && m > 0 && n > 0) return -13;
+  if (!rb_ld_ok(layout, m, n, ldc)) return -14;
+  if (!rb_valid_order(order)) return -15;
+  rb_config cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  int64_t a_rs, a_cs, b_rs, b_cs, c_rs, c_cs;
+  rb_strides(layout, trans_a, lda, &a_rs, &a_cs);
+  rb_strides(layout, trans_b, ldb, &b_rs, &b_cs);
+  rb_strides(layout, ReproblasNoTrans, ldc, &c_rs, &c_cs);
+  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), cfg, m, n, k, alpha, a, a_rs, a_cs,
+                                b, b_rs, b_cs, beta, c, c_rs, c_cs));
+}
+
+/* ---- the float and double entry points ---- */
+
+#define RB_CAT3_(a, b, c) a##b##c
+#define RB_CAT3(a, b, c) RB_CAT3_(a, b, c)
+
+#define P s
+#define T float
+#define DT RB_F32
+#include "reproblas_typed.inc"
+#undef P
+#undef T
+#undef DT
+
+#define P d
+#define T double
+#define DT RB_F64
+#include "reproblas_typed.inc"

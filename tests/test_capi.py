@@ -1,0 +1,408 @@
+"""The C ABI: a C program compiled with the system cc against the installed headers
+and libraries (get_include / get_library_dir, rpath) gives the Python API's bits.
+
+tests/capi/driver.c runs commands from a script; each case here writes its operands
+to files, computes what the Python API returns for them, and checks the program's
+return code, scalar result and output array bit for bit (NaNs count as equal, as in
+SPEC §0; signed zeros do not). Invalid arguments must give LAPACK-style codes (-i for
+argument i) and write nothing; bad environment knobs give the documented codes.
+"""
+import ctypes
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import crlibm_py
+import reproblas
+from helpers import SUPPORTED_ISAS
+from test_reproblas_reference import same_bits
+
+CC = shutil.which("cc")
+pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
+
+DRIVER = Path(__file__).parent / "capi" / "driver.c"
+ROW, COL, NOTRANS, TRANS = 101, 102, 111, 112
+ORDER_NAMES = {0: "sequential", 1: "pairwise"}
+ERR_ISA_UNKNOWN, ERR_ISA_UNSUPPORTED, ERR_THREADS = 1, 2, 3
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    exe = tmp_path_factory.mktemp("capi") / "driver"
+    libs = [crlibm_py.get_library_dir(), reproblas.get_library_dir()]
+    cmd = [CC, "-std=c11", "-O1", "-Wall", f"-I{crlibm_py.get_include()}",
+           f"-I{reproblas.get_include()}", str(DRIVER), "-o", str(exe)]
+    cmd += [f"-L{d}" for d in libs] + [f"-Wl,-rpath,{d}" for d in libs]
+    cmd += ["-lreproblas", "-lcrlibm", "-lm"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr}"
+    # Not -Werror (another compiler may warn about the driver), but the headers must be clean.
+    assert "crlibm.h" not in done.stderr and "reproblas.h" not in done.stderr, done.stderr
+    return exe
+
+
+def values(rng, dtype, n):
+    """Values with a wide exponent range, signed zeros and a subnormal."""
+    x = rng.standard_normal(n) * 2.0 ** rng.integers(-12, 12, n)
+    x[::11] = -0.0
+    if n > 5:
+        x[5] = np.finfo(dtype).smallest_subnormal
+    return x.astype(dtype)
+
+
+def vector_view(mem, n, inc):
+    """The BLAS vector (n, inc) over the memory mem, as a NumPy view."""
+    view = mem[::abs(inc)][:n]
+    return view[::-1] if inc < 0 else view
+
+
+def matrix_view(buf, rows, cols, layout, ld):
+    """The rows x cols matrix stored in buf with leading dimension ld."""
+    if layout == ROW:
+        return buf.reshape(-1, ld)[:rows, :cols]
+    return buf.reshape(-1, ld)[:cols, :rows].T
+
+
+class Script:
+    """Driver commands, their operand files and the expected outcome of each."""
+
+    def __init__(self, folder):
+        self.folder, self.cases = folder, []
+
+    def file(self, array):
+        if array is None:
+            return "NULL"
+        path = self.folder / f"in{len(self.cases)}_{len(list(self.folder.iterdir()))}.bin"
+        np.ascontiguousarray(array).tofile(path)
+        return str(path)
+
+    def out(self):
+        return str(self.folder / f"out{len(self.cases)}.bin")
+
+    def add(self, line, rc=0, value=None, out=None, expected=None, before=None,
+            knobs="reproblas"):
+        """value: the expected scalar (a NumPy scalar, or an int index); out/expected:
+        the output file and its expected contents; before: the operand as passed, which
+        an error must leave unchanged; knobs: whose environment knobs the call reads
+        ("reproblas", "crlibm" or None)."""
+        self.cases.append(dict(line=line, rc=rc, value=value, out=out, expected=expected,
+                               before=before, knobs=knobs))
+
+    def run(self, exe, env=None, reproblas_rc=None, crlibm_rc=None):
+        """Run every case; *_rc: the code every valid call of that library must return
+        instead (a bad environment knob)."""
+        text = "".join(c["line"] + "\n" for c in self.cases)
+        full_env = {k: v for k, v in os.environ.items()
+                    if k not in ("REPROBLAS_ISA", "REPROBLAS_NUM_THREADS", "CRLIBM_ISA")}
+        full_env.update(env or {})
+        done = subprocess.run([str(exe)], input=text, capture_output=True, text=True,
+                              env=full_env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert len(lines) == len(self.cases), done.stderr
+        for case, line in zip(self.cases, lines):
+            self._check(case, line.split(), reproblas_rc, crlibm_rc, env)
+
+    @staticmethod
+    def _check(case, fields, reproblas_rc, crlibm_rc, env):
+        what = f"{case['line']!r} with {env}"
+        override = {"reproblas": reproblas_rc, "crlibm": crlibm_rc}.get(case["knobs"])
+        rc = case["rc"] if override is None or case["rc"] != 0 else override
+        assert int(fields[0]) == rc, f"{what}: return code {fields[0]}, expected {rc}"
+        if case["out"] is not None:
+            ref = case["expected"] if rc == 0 else case["before"]
+            got = np.fromfile(case["out"], dtype=ref.dtype)
+            assert same_bits(got, ref.ravel()), f"{what}: output differs"
+        if rc == 0 and case["value"] is not None:
+            value = case["value"]
+            if isinstance(value, int):
+                assert int(fields[1]) == value, f"{what}: index {fields[1]}, expected {value}"
+            else:
+                got = np.array([int(fields[1], 16)], dtype=np.uint64).astype(
+                    np.uint32 if value.dtype == np.float32 else np.uint64).view(value.dtype)
+                assert same_bits(got[0], value), f"{what}: got {got[0]!r}, expected {value!r}"
+
+
+def level1_cases(script, rng):
+    for dt, p in ((np.float32, "s"), (np.float64, "d")):
+        for n in (0, 1, 9, 1000):
+            for inc in (1, 3, -2):
+                mem = values(rng, dt, max(1, (n - 1) * abs(inc) + 1))
+                mem2 = values(rng, dt, mem.size)
+                x, y = vector_view(mem, n, inc), vector_view(mem2, n, inc)
+                fx, fy = script.file(mem), script.file(mem2)
+                for order, oname in ORDER_NAMES.items():
+                    for name in ("sum", "asum", "nrm2"):
+                        script.add(f"red {name} {p} {n} {inc} {order} {fx}",
+                                   value=getattr(reproblas, name)(x, order=oname))
+                    script.add(f"red dot {p} {n} {inc} {order} {fx} {fy} {inc}",
+                               value=reproblas.dot(x, y, order=oname))
+                if n:
+                    script.add(f"iamax {p} {n} {inc} {fx}", value=reproblas.iamax(x))
+                alpha = -1.5
+                expected = mem2.copy()
+                reproblas.axpy(alpha, x, vector_view(expected, n, inc))
+                out = script.out()
+                script.add(f"axpy {p} {n} {alpha.hex()} {inc} {inc} {fx} {fy} {out}",
+                           out=out, expected=expected, before=mem2)
+                expected = mem.copy()
+                reproblas.scal(alpha, vector_view(expected, n, inc))
+                out = script.out()
+                script.add(f"scal {p} {n} {alpha.hex()} {inc} {fx} {out}", out=out,
+                           expected=expected, before=mem)
+        # NaN and infinities: iamax finds the first NaN; nrm2/asum follow SPEC §3.
+        x = np.array([1.0, -np.inf, 3.0, np.nan, np.nan, 2.0], dtype=dt)
+        fx = script.file(x)
+        script.add(f"iamax {p} 6 1 {fx}", value=reproblas.iamax(x))
+        for name in ("sum", "asum", "nrm2"):
+            script.add(f"red {name} {p} 3 1 0 {fx}", value=getattr(reproblas, name)(x[:3]))
+        # A sum long enough to be split between threads.
+        x = values(rng, dt, 300_001)
+        fx = script.file(x)
+        for order, oname in ORDER_NAMES.items():
+            script.add(f"red sum {p} {x.size} 1 {order} {fx}", value=reproblas.sum(x, oname))
+
+
+def stored(rng, dt, rows, cols, layout, ld):
+    """(buffer, matrix view) of a rows x cols matrix with leading dimension ld."""
+    outer = rows if layout == ROW else cols
+    buf = values(rng, dt, (outer + 1) * ld)  # a spare row: nothing may be written there
+    return buf, matrix_view(buf, rows, cols, layout, ld)
+
+
+def level23_cases(script, rng):
+    for dt, p in ((np.float32, "s"), (np.float64, "d")):
+        for layout in (ROW, COL):
+            for ta in (NOTRANS, TRANS):
+                for tb in (NOTRANS, TRANS):
+                    for (m, n, k), pad in (((5, 7, 13), 0), ((17, 3, 33), 2), ((4, 0, 3), 1)):
+                        gemm_case(script, rng, dt, p, layout, ta, tb, m, n, k, pad)
+                gemv_case(script, rng, dt, p, layout, ta, 9, 14, 2)
+                gemv_case(script, rng, dt, p, layout, ta, 6, 1, 0)
+            ger_case(script, rng, dt, p, layout, 7, 5, 3)
+        # A product large enough to be split between threads.
+        gemm_case(script, rng, dt, p, ROW, NOTRANS, NOTRANS, 96, 80, 128, 0)
+
+
+def gemm_case(script, rng, dt, p, layout, ta, tb, m, n, k, pad):
+    lead = (lambda rows, cols: (cols if layout == ROW else rows) + pad)
+    ar, ac = (k, m) if ta == TRANS else (m, k)
+    br, bc = (n, k) if tb == TRANS else (k, n)
+    lda, ldb, ldc = lead(ar, ac), lead(br, bc), lead(m, n)
+    abuf, a = stored(rng, dt, ar, ac, layout, max(lda, 1))
+    bbuf, b = stored(rng, dt, br, bc, layout, max(ldb, 1))
+    fa, fb = script.file(abuf), script.file(bbuf)
+    for order, oname in ORDER_NAMES.items():
+        for beta in (0.0, 0.75):
+            cbuf, c = stored(rng, dt, m, n, layout, max(ldc, 1))
+            if beta == 0:
+                c[...] = np.nan  # never read when beta is 0
+            expected = cbuf.copy()
+            matrix_view(expected, m, n, layout, max(ldc, 1))[...] = reproblas.gemm(
+                -2.5, a, b, beta, c, trans_a=ta == TRANS, trans_b=tb == TRANS, order=oname)
+            out = script.out()
+            script.add(f"gemm {p} {layout} {ta} {tb} {m} {n} {k} {(-2.5).hex()} {lda} {ldb} "
+                       f"{beta.hex()} {ldc} {order} {fa} {fb} {script.file(cbuf)} {out}",
+                       out=out, expected=expected, before=cbuf)
+
+
+def gemv_case(script, rng, dt, p, layout, trans, m, n, pad):
+    lda = (n if layout == ROW else m) + pad
+    abuf, a = stored(rng, dt, m, n, layout, lda)
+    rows, cols = (n, m) if trans == TRANS else (m, n)
+    incx, incy = -2, 3
+    xmem = values(rng, dt, (cols - 1) * 2 + 1)
+    fa, fx = script.file(abuf), script.file(xmem)
+    for order, oname in ORDER_NAMES.items():
+        ymem = values(rng, dt, (rows - 1) * 3 + 1)
+        expected = ymem.copy()
+        vector_view(expected, rows, incy)[...] = reproblas.gemv(
+            1.25, a, vector_view(xmem, cols, incx), 0.5, vector_view(ymem, rows, incy),
+            trans=trans == TRANS, order=oname)
+        out = script.out()
+        script.add(f"gemv {p} {layout} {trans} {m} {n} {(1.25).hex()} {lda} {incx} "
+                   f"{(0.5).hex()} {incy} {order} {fa} {fx} {script.file(ymem)} {out}",
+                   out=out, expected=expected, before=ymem)
+
+
+def ger_case(script, rng, dt, p, layout, m, n, pad):
+    lda = (n if layout == ROW else m) + pad
+    abuf, a = stored(rng, dt, m, n, layout, lda)
+    xmem, ymem = values(rng, dt, m), values(rng, dt, (n - 1) * 2 + 1)
+    expected = abuf.copy()
+    matrix_view(expected, m, n, layout, lda)[...] = reproblas.ger(
+        0.5, xmem, vector_view(ymem, n, -2), a)
+    out = script.out()
+    script.add(f"ger {p} {layout} {m} {n} {(0.5).hex()} 1 -2 {lda} {script.file(xmem)} "
+               f"{script.file(ymem)} {script.file(abuf)} {out}", out=out, expected=expected,
+               before=abuf)
+
+
+def crlibm_cases(script, rng):
+    x = np.concatenate([rng.standard_normal(500).astype(np.float32) * 30, np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 88.8, -104.0, 3e38],
+        dtype=np.float32)])
+    fx = script.file(x)
+    for fname in crlibm_py.FUNCTIONS:
+        expected = getattr(crlibm_py, fname)(x)
+        for command in ("crlibm", "crlibm1"):
+            out = script.out()
+            script.add(f"{command} {fname} {x.size} {fx} {out}", out=out, expected=expected,
+                       before=np.full(x.size, 0xABABABAB, np.uint32).view(np.float32),
+                       knobs="crlibm" if command == "crlibm" else None)
+
+
+def error_cases(script):
+    """Invalid arguments: -i for argument i (1-based), nothing written."""
+    f4 = np.arange(1, 65, dtype=np.float32)
+    x = script.file(f4)
+    bad_level1 = [("red sum s -1 1 0 X", -1), ("red sum s 4 1 0 NULL", -2),
+                  ("red sum s 4 0 0 X", -3), ("red asum s 4 1 2 X", -5),
+                  ("red dot s 4 1 0 X NULL 1", -4), ("red dot s 4 1 0 X X 0", -5),
+                  ("red dot s 4 1 -1 X X 1", -7), ("iamax s 0 1 X", -1),
+                  ("iamax s 4 0 X", -3), ("red nrm2 s 4 1 0 NULL", -2)]
+    for line, rc in bad_level1:
+        script.add(line.replace("X", x), rc=rc)
+    for line, rc in [("axpy s -1 0x1p0 1 1 X Y OUT", -1), ("axpy s 4 0x1p0 1 1 NULL Y OUT", -3),
+                     ("axpy s 4 0x1p0 0 1 X Y OUT", -4), ("axpy s 4 0x1p0 1 0 X Y OUT", -6),
+                     ("scal s 4 0x1p0 0 Y OUT", -4)]:
+        out = script.out()
+        script.add(line.replace("X", x).replace("Y", x).replace("OUT", out), rc=rc, out=out,
+                   expected=f4, before=f4)
+    script.add(f"crlibm exp 4 NULL {script.out()}", rc=-1, knobs="crlibm")
+    script.add(f"crlibm exp 4 {x} NULL", rc=-2, knobs="crlibm")
+    # gemm 4x4x4 row-major, with one argument made invalid at a time.
+    good = dict(layout=ROW, ta=NOTRANS, tb=NOTRANS, m=4, n=4, k=4, lda=4, ldb=4, ldc=4,
+                order=0, a=x, b=x, c=None)
+    for change, rc in [(dict(layout=100), -1), (dict(ta=0), -2), (dict(tb=113), -3),
+                       (dict(m=-1), -4), (dict(n=-2), -5), (dict(k=-1), -6),
+                       (dict(a="NULL"), -8), (dict(lda=3), -9), (dict(b="NULL"), -10),
+                       (dict(tb=TRANS, ldb=3), -11), (dict(c="NULL"), -13), (dict(ldc=3), -14),
+                       (dict(order=2), -15), (dict(layout=COL, m=5, lda=4, ldc=5), -9)]:
+        g = dict(good, **change)
+        out = script.out()
+        c = script.file(f4[:16]) if g["c"] is None else g["c"]
+        script.add(f"gemm s {g['layout']} {g['ta']} {g['tb']} {g['m']} {g['n']} {g['k']} 0x1p0 "
+                   f"{g['lda']} {g['ldb']} 0x0p0 {g['ldc']} {g['order']} {g['a']} {g['b']} {c} "
+                   f"{out}", rc=rc, out=out if c != "NULL" else None, before=f4[:16])
+    good = dict(layout=COL, trans=NOTRANS, m=4, n=4, lda=4, incx=1, incy=1, order=1, a=x, x=x)
+    for change, rc in [(dict(layout=0), -1), (dict(trans=3), -2), (dict(m=-1), -3),
+                       (dict(n=-1), -4), (dict(a="NULL"), -6), (dict(lda=3), -7),
+                       (dict(x="NULL"), -8), (dict(incx=0), -9), (dict(incy=0), -12),
+                       (dict(order=-1), -13)]:
+        g = dict(good, **change)
+        out = script.out()
+        script.add(f"gemv s {g['layout']} {g['trans']} {g['m']} {g['n']} 0x1p0 {g['lda']} "
+                   f"{g['incx']} 0x1p0 {g['incy']} {g['order']} {g['a']} {g['x']} "
+                   f"{script.file(f4[:4])} {out}", rc=rc, out=out, before=f4[:4])
+    script.add(f"gemv s {COL} {NOTRANS} 4 4 0x1p0 4 1 0x0p0 1 0 {x} {x} NULL {script.out()}",
+               rc=-11)
+    good = dict(layout=ROW, m=4, n=4, incx=1, incy=1, lda=4, x=x, y=x)
+    for change, rc in [(dict(layout=7), -1), (dict(m=-1), -2), (dict(n=-1), -3),
+                       (dict(x="NULL"), -5), (dict(incx=0), -6), (dict(y="NULL"), -7),
+                       (dict(incy=0), -8), (dict(n=5, lda=4), -10)]:
+        g = dict(good, **change)
+        out = script.out()
+        script.add(f"ger s {g['layout']} {g['m']} {g['n']} 0x1p0 {g['incx']} {g['incy']} "
+                   f"{g['lda']} {g['x']} {g['y']} {script.file(f4[:20])} {out}", rc=rc, out=out,
+                   before=f4[:20])
+
+
+@pytest.fixture(scope="module")
+def full_script(tmp_path_factory):
+    script = Script(tmp_path_factory.mktemp("capi_full"))
+    rng = np.random.default_rng(20261123)
+    level1_cases(script, rng)
+    level23_cases(script, rng)
+    crlibm_cases(script, rng)
+    error_cases(script)
+    return script
+
+
+def test_headers_and_libraries_are_installed():
+    assert os.path.isfile(os.path.join(crlibm_py.get_include(), "crlibm.h"))
+    assert os.path.isfile(os.path.join(reproblas.get_include(), "reproblas.h"))
+    assert os.path.isfile(os.path.join(crlibm_py.get_library_dir(), "libcrlibm.so"))
+    assert os.path.isfile(os.path.join(reproblas.get_library_dir(), "libreproblas.so"))
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+@pytest.mark.parametrize("isa", SUPPORTED_ISAS)
+def test_c_program_matches_python(driver, full_script, isa, threads):
+    full_script.run(driver, {"REPROBLAS_ISA": isa, "CRLIBM_ISA": isa,
+                             "REPROBLAS_NUM_THREADS": threads})
+
+
+def test_c_program_default_environment(driver, full_script):
+    full_script.run(driver)
+
+
+def test_c_program_ignores_the_callers_fenv(driver, full_script):
+    """Rounding upward with FTZ/DAZ on in the caller: the same bits (SPEC §0), and the
+    caller's settings restored after every call (the driver exits 3 otherwise)."""
+    full_script.run(driver, {"DRIVER_HOSTILE_FENV": "1"})
+
+
+@pytest.mark.parametrize("env, reproblas_rc, crlibm_rc", [
+    ({"REPROBLAS_ISA": "sse9"}, ERR_ISA_UNKNOWN, 0),
+    ({"CRLIBM_ISA": "AVX2"}, 0, ERR_ISA_UNKNOWN),
+    ({"REPROBLAS_NUM_THREADS": "0"}, ERR_THREADS, 0),
+    ({"REPROBLAS_NUM_THREADS": "two"}, ERR_THREADS, 0),
+    ({"REPROBLAS_NUM_THREADS": "-1"}, ERR_THREADS, 0),
+    ({"REPROBLAS_NUM_THREADS": "99999999999"}, ERR_THREADS, 0),
+    ({"REPROBLAS_NUM_THREADS": " +2 ", "REPROBLAS_ISA": "", "CRLIBM_ISA": ""}, 0, 0),
+])
+def test_bad_environment_is_a_return_code(driver, tmp_path, env, reproblas_rc, crlibm_rc):
+    """A bad knob makes every call return its code and write nothing; the scalar
+    crlibm forms read no knob and still work."""
+    script = Script(tmp_path)
+    rng = np.random.default_rng(5)
+    level1_cases(script, rng)
+    crlibm_cases(script, rng)
+    error_cases(script)  # argument errors are reported before the environment is read
+    script.run(driver, env, reproblas_rc=reproblas_rc, crlibm_rc=crlibm_rc)
+
+
+@pytest.mark.parametrize("var", ["REPROBLAS_ISA", "CRLIBM_ISA"])
+@pytest.mark.parametrize("isa", [i for i in crlibm_py.isa_names()
+                                 if not crlibm_py.isa_supported(i)])
+def test_path_this_cpu_lacks_is_a_return_code(driver, tmp_path, var, isa):
+    script = Script(tmp_path)
+    crlibm_cases(script, np.random.default_rng(6))
+    level1_cases(script, np.random.default_rng(6))
+    codes = {"reproblas_rc": 0, "crlibm_rc": 0}
+    codes["crlibm_rc" if var == "CRLIBM_ISA" else "reproblas_rc"] = ERR_ISA_UNSUPPORTED
+    script.run(driver, {var: isa}, **codes)
+
+
+def test_axpy_reads_the_old_x_when_y_overlaps_it():
+    """As the Python API: x keeps its old values while y, overlapping it, is written
+    (called through ctypes: the driver's operands never share memory)."""
+    lib = ctypes.CDLL(os.path.join(reproblas.get_library_dir(), "libreproblas.so"))
+    axpy = lib.reproblas_daxpy
+    axpy.restype = ctypes.c_int
+    axpy.argtypes = [ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64,
+                     ctypes.c_void_p, ctypes.c_int64]
+    for x_at, y_at, incx, incy in ((0, 2, 1, 1), (3, 0, 1, 1), (0, 0, 1, 1), (0, 1, 2, 1),
+                                   (1, 0, -1, 1)):
+        mem = np.linspace(-3.0, 7.0, 40) ** 3
+        expected = mem.copy()
+        reproblas.axpy(1.75, vector_view(expected[x_at:], 9, incx),
+                       vector_view(expected[y_at:], 9, incy))
+        assert axpy(9, 1.75, mem.ctypes.data + 8 * x_at, incx, mem.ctypes.data + 8 * y_at,
+                    incy) == 0
+        assert same_bits(mem, expected), (x_at, y_at, incx, incy)
+
+
+def test_error_strings(driver):
+    text = "".join(f"strerror {code}\n" for code in (0, 1, 2, 3, 4, 5, -3, 99))
+    done = subprocess.run([str(driver)], input=text, capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "success|success"
+    assert "REPROBLAS_ISA" in lines[1] and "CRLIBM_ISA" in lines[1]
+    assert "REPROBLAS_NUM_THREADS" in lines[3] and "memory" in lines[4]
+    assert "argument" in lines[6] and "unknown" in lines[7]
