@@ -25,6 +25,7 @@ C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-mat
 COMMON = ["src/c/common/isa.c"]
 CRLIBM = ["src/c/crlibm/dispatch.c"] + [f"src/c/crlibm/kernels_{isa}.c"
                                         for isa in ("scalar", "avx2", "avx512")]
+CRLIBM_UFUNCS = CRLIBM + ["src/c/crlibm/scalar_calls.c"]  # + the benchmark's scalar baseline
 
 
 def headers(*dirs):
@@ -35,7 +36,7 @@ def headers(*dirs):
 extensions = [
     Extension(
         "crlibm_py._ufuncs",
-        sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM + COMMON,
+        sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM_UFUNCS + COMMON,
         include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         depends=headers("src/c/crlibm", "src/c/common"),

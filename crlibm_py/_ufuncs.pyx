@@ -19,6 +19,10 @@ cdef extern from "crlibm_core.h":
     void cr_apply_strided(int fn, int isa, const char *x, ptrdiff_t sx, char *y,
                           ptrdiff_t sy, size_t n) nogil
 
+cdef extern from "scalar_calls.h":
+    int cr_scalar_calls_available()
+    void cr_apply_scalar_calls(int fn, const float *x, float *y, size_t n) nogil
+
 cdef extern from "isa.h":
     enum: CR_ISA_COUNT
     const char *cr_isa_name(int isa)
@@ -89,22 +93,46 @@ def best_isa():
     return cr_isa_name(cr_isa_best()).decode()
 
 
+cdef _check_pair(str who, int fn_index, cnp.ndarray x, cnp.ndarray y):
+    if not 0 <= fn_index < CR_FUNCTION_COUNT:
+        raise ValueError(f"{who}: function index {fn_index} out of range(0, {CR_FUNCTION_COUNT})")
+    if x.dtype != cnp.dtype('float32') or y.dtype != cnp.dtype('float32'):
+        raise TypeError(f"{who} needs float32 arrays")
+    if x.ndim != 1 or y.ndim != 1 or x.shape[0] != y.shape[0]:
+        raise ValueError(f"{who} needs two 1-D arrays of the same length")
+    if not (x.flags.c_contiguous and y.flags.c_contiguous and y.flags.writeable):
+        raise ValueError(f"{who} needs contiguous arrays and a writeable output")
+
+
 def apply_isa(int fn_index, str isa, cnp.ndarray x, cnp.ndarray y):
     """y[:] = f(x) on a forced path, for contiguous 1-D float32 arrays (tests, verification)."""
     cdef int code = cr_isa_parse(isa.encode())
     if code < 0:
         raise ValueError(f"CPU path {isa!r} is unknown or not supported by this CPU")
-    if x.dtype != cnp.dtype('float32') or y.dtype != cnp.dtype('float32'):
-        raise TypeError("apply_isa needs float32 arrays")
-    if x.ndim != 1 or y.ndim != 1 or x.shape[0] != y.shape[0]:
-        raise ValueError("apply_isa needs two 1-D arrays of the same length")
-    if not (x.flags.c_contiguous and y.flags.c_contiguous and y.flags.writeable):
-        raise ValueError("apply_isa needs contiguous arrays and a writeable output")
+    _check_pair("apply_isa", fn_index, x, y)
     cdef const char *px = <const char *>cnp.PyArray_DATA(x)
     cdef char *py = <char *>cnp.PyArray_DATA(y)
     cdef size_t n = <size_t>x.shape[0]
     with nogil:
         cr_apply_strided(fn_index, code, px, 4, py, 4, n)
+
+
+def scalar_calls_available():
+    """Whether apply_scalar_calls runs here (x86-64 with AVX2 and FMA)."""
+    return bool(cr_scalar_calls_available())
+
+
+def apply_scalar_calls(int fn_index, cnp.ndarray x, cnp.ndarray y):
+    """y[:] = f(x) by one non-inlined scalar call per element: the "scalar
+    correctly rounded libm" baseline of tools/bench_crlibm.py (same bits)."""
+    if not cr_scalar_calls_available():
+        raise ValueError("the scalar-call baseline needs an x86-64 CPU with AVX2 and FMA")
+    _check_pair("apply_scalar_calls", fn_index, x, y)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef float *py = <float *>cnp.PyArray_DATA(y)
+    cdef size_t n = <size_t>x.shape[0]
+    with nogil:
+        cr_apply_scalar_calls(fn_index, px, py, n)
 
 
 def function_names():

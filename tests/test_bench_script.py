@@ -33,17 +33,21 @@ def test_script_reports_every_function_and_path(tmp_path):
     for column in ("function", "path", "ns/el", "ours/numpy", "vs", "scalar"):
         assert column in header
     rows = [line.split() for line in lines[2:]]
-    assert [(r[0], r[-8]) for r in rows] == [(f, p) for f in CASES for p in paths]
+    assert [(r[0], r[-9]) for r in rows] == [(f, p) for f in CASES for p in paths]
     for r in rows:  # ns/el, numpy ns/el and ours/numpy are positive numbers
-        assert float(r[-7]) > 0 and float(r[-5]) > 0 and float(r[-4]) > 0
-        if r[0] == "erf" and r[-3] != "-":  # scipy present: its ratio too
-            assert float(r[-2]) > 0
+        assert float(r[-8]) > 0 and float(r[-6]) > 0 and float(r[-5]) > 0
+        if r[0] == "erf" and r[-4] != "-":  # scipy present: its ratio too
+            assert float(r[-3]) > 0
+        if r[-2] != "-":  # the scalar-call baseline and the speedup against it
+            assert float(r[-2]) > 0 and float(r[-1].rstrip("x")) > 0
     data = json.loads(json_file.read_text())
     assert data["machine"]["paths"] == paths and data["machine"]["size"] == 1001
     assert [(r["function"], r["path"]) for r in data["rows"]] == [(f, p) for f in CASES
                                                                   for p in paths]
     for r in data["rows"]:
         assert r["ratio_numpy"] == r["ns_per_element"] / r["numpy_ns_per_element"] > 0
+        if crlibm_py._ufuncs.scalar_calls_available():
+            assert r["speedup_vs_scalar"] == r["scalar_calls_ns_per_element"] / r["ns_per_element"]
 
     md = _run("--size", "64", "--repeat", "1", "--min-time", "0", "--functions", "rsqrt",
               "--markdown")

@@ -245,6 +245,7 @@ class FunctionSpec:
     base: list                # starting coefficients (Taylor, say)
     write_headers: object     # callable(coeffs, directory): writes the coefficient headers
     libm_err: str = "0x1p-50" # relative error bound of libm_ref (conservative)
+    poly_offset: int = 0      # index of the first coefficient in poly_symbol (piecewise tables)
 
 
 def domain_size(domain) -> int:
@@ -302,8 +303,7 @@ class Harness:
         cmd += [f"-D{k}={v}" for k, v in defs.items()]
         subprocess.run(cmd, check=True)
         self.lib = ctypes.CDLL(so)
-        n_coeffs = len(spec.exponents)
-        self.table = (ctypes.c_double * n_coeffs).in_dll(self.lib, spec.poly_symbol)
+        self._table_at = ctypes.addressof(ctypes.c_double.in_dll(self.lib, spec.poly_symbol))
         self._c = ctypes
         i64, ptr = ctypes.c_long, ctypes.c_void_p
         for name, args in (("h_reduce", [ptr, ptr, ptr, i64]), ("h_compensate", [ptr, ptr, ptr, i64]),
@@ -323,8 +323,12 @@ class Harness:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def set_coeffs(self, coeffs):
+        """Load coeffs at the current spec's poly_offset (self.spec may be
+        switched to another piece of the same table, see rlibm_fit)."""
+        table = (self._c.c_double * len(coeffs)).from_address(
+            self._table_at + 8 * self.spec.poly_offset)
         for i, c in enumerate(coeffs):
-            self.table[i] = float(c)
+            table[i] = float(c)
 
     @staticmethod
     def _p(a):
@@ -528,7 +532,7 @@ def _fit_sample(spec, h, bits, cache, shrink, base):
 
 
 def rlibm_fit(spec: FunctionSpec, n_init: int = 4000, max_iter: int = 40, neighbours: int = 1,
-              max_add: int = 4000, strides=(61, 7, 1), log=print) -> FitResult:
+              max_add: int = 4000, strides=(61, 7, 1), log=print, harness=None) -> FitResult:
     """RLIBM loop: LP on a sample of constraints, check the whole domain in C,
     add what failed (at most max_add inputs spread over the failures, and
     their neighbours), repeat until nothing fails.
@@ -539,8 +543,13 @@ def rlibm_fit(spec: FunctionSpec, n_init: int = 4000, max_iter: int = 40, neighb
 
     A failing input already in the sample failed through the double rounding
     of the evaluation: its interval is shrunk on the violated side.
-    Raises Infeasible when the LP has no solution (try a higher degree)."""
-    h = Harness(spec)
+    Raises Infeasible when the LP has no solution (try a higher degree).
+
+    harness: an open Harness to reuse (one build for all the pieces of a
+    piecewise table, whose specs differ in domain, poly_offset and base); it is
+    switched to spec and left open. By default one is built and closed."""
+    h = harness or Harness(spec)
+    h.spec = spec
     try:
         sample = {int(b) for b in domain_points(spec.domain, n_init)}
         shrink = {}  # bits -> (ulps off the low end, ulps off the high end)
@@ -580,4 +589,5 @@ def rlibm_fit(spec: FunctionSpec, n_init: int = 4000, max_iter: int = 40, neighb
                         sample.add(nb)
         raise Infeasible(f"{spec.name}: not converged in {max_iter} iterations")
     finally:
-        h.close()
+        if harness is None:
+            h.close()

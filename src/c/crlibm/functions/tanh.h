@@ -9,8 +9,9 @@
  *              subtraction from 1 amplifies the error of e^(2a) up to ~3x).
  * Beyond CR_TANH_ONE every result rounds to 1: such lanes (and +-inf) are
  * clamped to it, and tanh(CR_TANH_ONE) itself rounds to 1.
- * The term counts are the lowest for which an exhaustive check against MPFR
- * (all 2^32 inputs) finds no wrong result: no hard-case fallback is needed.
+ * Both polynomials are RLIBM fits (tools/polygen/tanh.py): each lands, for
+ * every input of its range, where the compensation below rounds to the
+ * correctly rounded float; no hard-case fallback is needed.
  */
 #ifndef CR_TANH_H
 #define CR_TANH_H
@@ -21,21 +22,37 @@
 
 #define CR_TANH_SMALL 0.25             /* polynomial below, exp formula above */
 #define CR_TANH_ONE 0x1.205968p+3      /* 0x41102cb4 ~ 9.0109: least float with tanh rounding to 1 */
-#define CR_TANH_SMALL_TERMS 6
-#define CR_TANH_EXP_TERMS 6
+#define CR_TANH_SMALL_TERMS ((int)(sizeof cr_tanh_small_poly / sizeof cr_tanh_small_poly[0]))
+#define CR_TANH_EXP_TERMS ((int)(sizeof cr_tanh_exp_poly / sizeof cr_tanh_exp_poly[0]))
+
+/* Each range as reduction, polynomial and compensation (the generator fits
+ * the polynomial through the same functions). */
+CR_FN vd cr_tanh_small_reduce(vd x, vd *a) {
+  *a = vd_abs(x);
+  return vd_mul(*a, *a);
+}
+CR_FN vd cr_tanh_small_compensate(vd q, vd a) { return vd_fma(vd_mul(a, vd_mul(a, a)), q, a); }
+
+CR_FN vd cr_tanh_large_reduce(vd x, vd *scale) {
+  vd a = vd_abs(x);
+  return cr_exp_reduce(vd_add(a, a), scale);
+}
+/* 1 - 2/(scale*p + 1), increasing in p. */
+CR_FN vd cr_tanh_large_compensate(vd p, vd scale) {
+  return vd_sub(vd_set(1.0), vd_div(vd_set(2.0), vd_add(vd_mul(scale, p), vd_set(1.0))));
+}
 
 /* a + a^3 Q(a^2), for a < CR_TANH_SMALL. */
 CR_FN vd cr_tanh_small(vd a) {
-  vd s = vd_mul(a, a);
-  return vd_fma(vd_mul(a, s), cr_horner(s, cr_tanh_small_poly, CR_TANH_SMALL_TERMS), a);
+  vd s = cr_tanh_small_reduce(a, &a);
+  return cr_tanh_small_compensate(cr_horner(s, cr_tanh_small_poly, CR_TANH_SMALL_TERMS), a);
 }
 
-/* 1 - 2/(e^(2a) + 1), for CR_TANH_SMALL <= a <= CR_TANH_ONE. */
+/* 1 - 2/(e^(2a) + 1), e^(2a) = scale * p(r), for CR_TANH_SMALL <= a <= CR_TANH_ONE. */
 CR_FN vd cr_tanh_large(vd a) {
   vd scale;
-  vd r = cr_exp_reduce(vd_add(a, a), &scale);
-  vd e2a = vd_mul(scale, cr_horner(r, cr_tanh_exp_poly, CR_TANH_EXP_TERMS));
-  return vd_sub(vd_set(1.0), vd_div(vd_set(2.0), vd_add(e2a, vd_set(1.0))));
+  vd r = cr_tanh_large_reduce(a, &scale);
+  return cr_tanh_large_compensate(cr_horner(r, cr_tanh_exp_poly, CR_TANH_EXP_TERMS), scale);
 }
 
 CR_FN vd cr_tanh_fast(vd x, vm *special) {

@@ -56,4 +56,10 @@ CR_FN vd vd_lookup16(const double *t, vl idx) {
   return _mm512_permutex2var_pd(_mm512_loadu_pd(t), idx, _mm512_loadu_pd(t + 8));
 }
 
+/* Lane k of *a, *b = t[idx_k], t[idx_k + 1]. */
+CR_FN void vd_gather_pair(const double *t, vl idx, vd *a, vd *b) {
+  *a = _mm512_i64gather_pd(idx, t, 8);
+  *b = _mm512_i64gather_pd(idx, t + 1, 8);
+}
+
 #endif /* CR_VEC_AVX512_H */

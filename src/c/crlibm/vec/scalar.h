@@ -61,5 +61,6 @@ CR_FN vm vl_eq(vl a, vl b) { return a == b; }
 CR_FN vm vl_gt(vl a, vl b) { return a > b; }
 CR_FN vd vd_gather(const double *t, vl idx) { return t[idx]; }
 CR_FN vd vd_lookup16(const double *t, vl idx) { return t[idx & 15]; }
+CR_FN void vd_gather_pair(const double *t, vl idx, vd *a, vd *b) { *a = t[idx]; *b = t[idx + 1]; }
 
 #endif /* CR_VEC_SCALAR_H */
