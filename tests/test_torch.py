@@ -230,6 +230,18 @@ def hashes_over_configs(monkeypatch, run):
     return found
 
 
+def assert_one_hash_per_order(monkeypatch, make_model, make_data):
+    """Both orders: each gives one training hash on every configuration, and the two
+    differ (the order reaches the layers' kernels)."""
+    per_order = []
+    for order in ORDERS:
+        found = hashes_over_configs(monkeypatch,
+                                    lambda: train_hash(make_model, make_data, order=order))
+        assert len(set(found.values())) == 1, (order, found)
+        per_order.append(found.popitem()[1])
+    assert per_order[0] != per_order[1]
+
+
 def test_mlp_training_is_bitwise_reproducible(monkeypatch):
     def make_model():
         return torch.nn.Sequential(torch.nn.Linear(12, 32), torch.nn.Tanh(),
@@ -240,13 +252,7 @@ def test_mlp_training_is_bitwise_reproducible(monkeypatch):
         g = torch.Generator().manual_seed(1)
         return torch.randn(40, 12, generator=g), torch.randn(40, 3, generator=g)
 
-    per_order = []
-    for order in ORDERS:
-        found = hashes_over_configs(monkeypatch,
-                                    lambda: train_hash(make_model, make_data, order=order))
-        assert len(set(found.values())) == 1, (order, found)
-        per_order.append(found.popitem()[1])
-    assert per_order[0] != per_order[1]
+    assert_one_hash_per_order(monkeypatch, make_model, make_data)
 
 
 def test_stock_pytorch_differs_where_reproblas_does_not(monkeypatch):
@@ -313,8 +319,6 @@ def test_conv2d_gradcheck_and_module(gen):
 
 
 def test_cnn_training_is_bitwise_reproducible(monkeypatch):
-    """Both orders: each gives one hash everywhere, and the two differ (the order
-    reaches every layer's kernels)."""
     def make_model():
         return torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(),
                                    torch.nn.Conv2d(4, 4, 3, stride=2), torch.nn.Tanh(),
@@ -324,10 +328,4 @@ def test_cnn_training_is_bitwise_reproducible(monkeypatch):
         g = torch.Generator().manual_seed(2)
         return torch.randn(6, 1, 10, 10, generator=g), torch.randn(6, 5, generator=g)
 
-    per_order = []
-    for order in ORDERS:
-        found = hashes_over_configs(monkeypatch,
-                                    lambda: train_hash(make_model, make_data, order=order))
-        assert len(set(found.values())) == 1, (order, found)
-        per_order.append(found.popitem()[1])
-    assert per_order[0] != per_order[1]
+    assert_one_hash_per_order(monkeypatch, make_model, make_data)

@@ -268,8 +268,14 @@ int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_sha
               const char *row = (const char *)x +
                                 ((n * g->c + gi * cg + c) * hw + (h0 + i * g->stride_h) * g->w + v0) * size;
               char *d = b + (c * terms + t) * size;
-              for (int64_t j = 0; j < nq; ++j)
-                memcpy(d + j * size, row + j * g->stride_w * size, (size_t)size);
+              if (g->stride_w == 1)
+                memcpy(d, row, (size_t)(nq * size));
+              else if (size == 4)
+                for (int64_t j = 0; j < nq; ++j)
+                  ((float *)d)[j] = ((const float *)row)[j * g->stride_w];
+              else
+                for (int64_t j = 0; j < nq; ++j)
+                  ((double *)d)[j] = ((const double *)row)[j * g->stride_w];
             }
           }
         const int64_t rs = g->r * g->s;
