@@ -111,11 +111,18 @@ def _check_weight(w_shape, c, groups, routine):
     return groups
 
 
-def _core_shape(x_shape, w_shape, g, groups):
+_MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h
+
+
+def _core_shape(routine, x_shape, w_shape, g, groups):
     """The 16 ints of the core's rb_conv_shape."""
     n, c, h, wd = x_shape
     k, _, r, s = w_shape
-    return (n, c, h, wd, k, r, s) + g.out + g.stride + g.pad + g.dilation + (groups,)
+    shape = (n, c, h, wd, k, r, s) + g.out + g.stride + g.pad + g.dilation + (groups,)
+    if max(shape) > _MAX_DIM:
+        raise ValueError(f"reproblas.{routine}: sizes, strides, paddings and dilations must be "
+                         f"at most 2**30, got {shape}")
+    return shape
 
 
 def _run(routine, code, shape, a, b, bias, out):
@@ -167,7 +174,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     y = np.empty((n, k) + g.out, dtype=x.dtype)
     if y.size == 0:
         return y
-    return _run(_core.CONV2D, code, _core_shape(x.shape, w.shape, g, groups), x, w, b, y)
+    shape = _core_shape("conv2d", x.shape, w.shape, g, groups)
+    return _run(_core.CONV2D, code, shape, x, w, b, y)
 
 
 def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dilation=1,
@@ -209,8 +217,8 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     gx = np.empty((n, c, h, wd), dtype=gy.dtype)
     if gx.size == 0:
         return gx
-    return _run(_core.CONV2D_GRAD_INPUT, code, _core_shape(gx.shape, w.shape, g, groups), gy,
-                w, None, gx)
+    shape = _core_shape("conv2d_grad_input", gx.shape, w.shape, g, groups)
+    return _run(_core.CONV2D_GRAD_INPUT, code, shape, gy, w, None, gx)
 
 
 def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, dilation=1,
@@ -252,8 +260,8 @@ def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, di
     gw = np.empty((k, cg, r, s), dtype=x.dtype)
     if gw.size == 0:
         return gw
-    return _run(_core.CONV2D_GRAD_WEIGHT, code, _core_shape(x.shape, gw.shape, g, groups), x,
-                gy, None, gw)
+    shape = _core_shape("conv2d_grad_weight", x.shape, gw.shape, g, groups)
+    return _run(_core.CONV2D_GRAD_WEIGHT, code, shape, x, gy, None, gw)
 
 
 def conv2d_grad_bias(grad_output, *, order="sequential"):

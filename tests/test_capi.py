@@ -458,6 +458,18 @@ def solve_conv_error_cases(script):
             script.add(f"conv {fn} s {text} 0 {pair} {fb} {out} {size}", rc=rc, out=out,
                        before=untouched(np.float32, size))
         script.add(f"conv {fn} s {text} 0 {in1} {in2} {fb} NULL {size}", rc=-(last - 1))
+    # empty arrays may be NULL: no batch (every routine), no input channels (conv2d: y = bias)
+    empty = " ".join(map(str, dict(fields, n=0).values()))
+    for fn, in2 in (("fwd", x), ("gin", x)):
+        script.add(f"conv {fn} s {empty} 0 NULL {in2} NULL NULL 0")
+    for fn, size in (("gw", 36), ("gb", 2)):  # sums of no terms: +0
+        out = script.out()
+        script.add(f"conv {fn} s {empty} 0 NULL NULL NULL {out} {size}", out=out,
+                   expected=np.zeros(size, np.float32), before=untouched(np.float32, size))
+    no_c = dict(fields, c=0)
+    out = script.out()
+    script.add(f"conv fwd s {' '.join(map(str, no_c.values()))} 1 NULL NULL {script.file(f4[:2])} "
+               f"{out} 8", out=out, expected=np.repeat(f4[:2], 4), before=untouched(np.float32, 8))
 
 
 @pytest.fixture(scope="module")

@@ -380,15 +380,16 @@ static int rb_capi_conv(int kind, int dtype, const reproblas_conv2d_shape *shape
                            shape->pad_top, shape->pad_left, shape->dilation_h,
                            shape->dilation_w, shape->groups};
   if (!rb_conv_shape_ok(&g)) return -1;
-  const int64_t cg = g.c / g.groups;
-  const int64_t nx = g.n * g.c * g.h * g.w, nw = g.k * cg * g.r * g.s, ny = g.n * g.k * g.p * g.q;
-  /* the element counts of (in1, in2, out) */
-  int64_t sizes[4][3] = {{nx, nw, ny}, {ny, nw, nx}, {nx, ny, nw}, {ny, 0, g.k}};
-  const int64_t *need = sizes[kind];
+  /* whether x, w, y are non-empty (no products: the fields may be large) */
+  const int nx = g.n && g.c && g.h && g.w, nw = g.k && g.c && g.r && g.s,
+            ny = g.n && g.k; /* p, q >= 1 */
+  /* (in1, in2, out) must be non-NULL when non-empty */
+  const int sizes[4][3] = {{nx, nw, ny}, {ny, nw, nx}, {nx, ny, nw}, {ny, 0, g.k > 0}};
+  const int *need = sizes[kind];
   const int last = kind == RB_CAPI_GRAD_BIAS ? 4 : kind == RB_CAPI_CONV2D ? 6 : 5; /* order */
-  if (in1 == NULL && need[0] > 0) return -2;
-  if (kind != RB_CAPI_GRAD_BIAS && in2 == NULL && need[1] > 0) return -3;
-  if (out == NULL && need[2] > 0) return -(last - 1);
+  if (in1 == NULL && need[0]) return -2;
+  if (kind != RB_CAPI_GRAD_BIAS && in2 == NULL && need[1]) return -3;
+  if (out == NULL && need[2]) return -(last - 1);
   if (!rb_valid_order(order)) return -last;
   rb_config cfg;
   int status = rb_capi_config(&cfg);
