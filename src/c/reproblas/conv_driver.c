@@ -59,7 +59,7 @@ static int axis_classes(conv_axis *ax, int transposed, int64_t count, int64_t si
                         int64_t k, int64_t stride, int64_t pad, int64_t dil) {
   memset(ax, 0, sizeof *ax);
   ax->keys = malloc((size_t)(count * k + 1));
-  int64_t *cls_of = malloc(sizeof(int64_t) * (size_t)(2 * count + 1));
+  int64_t *cls_of = malloc(sizeof(int64_t) * (size_t)(3 * count + 1));
   ax->cls = calloc((size_t)count + 1, sizeof(conv_class));
   ax->store = malloc(sizeof(int64_t) * (size_t)(2 * count + 2 * count * k + 1));
   if (!ax->keys || !cls_of || !ax->cls || !ax->store) {
@@ -68,16 +68,23 @@ static int axis_classes(conv_axis *ax, int transposed, int64_t count, int64_t si
     return -2;
   }
   int64_t *first_of = cls_of + count; /* the first position of each class */
+  uint64_t *hash_of = (uint64_t *)(first_of + count); /* a hash of each class's key */
   int64_t idx = 0, *next = ax->store;
   for (int64_t i = 0; i < count; ++i) {
     unsigned char *key = ax->keys + i * k;
-    for (int64_t r = 0; r < k; ++r)
+    uint64_t hash = 14695981039346656037u; /* FNV-1a: most keys are told apart by it */
+    for (int64_t r = 0; r < k; ++r) {
       key[r] = (unsigned char)axis_index(transposed, size, out, stride, pad, dil, i, r, &idx);
+      hash = (hash ^ key[r]) * 1099511628211u;
+    }
     int64_t c = 0;
-    while (c < ax->count && memcmp(ax->keys + first_of[c] * k, key, (size_t)k) != 0) ++c;
+    while (c < ax->count &&
+           (hash_of[c] != hash || memcmp(ax->keys + first_of[c] * k, key, (size_t)k) != 0))
+      ++c;
     if (c == ax->count) { /* a new class: its taps and deltas from this first position */
       conv_class *cl = &ax->cls[ax->count++];
       first_of[c] = i;
+      hash_of[c] = hash;
       cl->taps = next;
       for (int64_t r = 0; r < k; ++r)
         if (key[r]) cl->taps[cl->ntaps++] = r;
