@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
-from setuptools.command.build_py import build_py
 from setuptools.command.build_ext import build_ext
 
 C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
@@ -25,7 +24,6 @@ C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-mat
 COMMON = ["src/c/common/isa.c"]
 CRLIBM = ["src/c/crlibm/dispatch.c"] + [f"src/c/crlibm/kernels_{isa}.c"
                                         for isa in ("scalar", "avx2", "avx512")]
-CRLIBM_UFUNCS = CRLIBM + ["src/c/crlibm/scalar_calls.c"]  # + the benchmark's scalar baseline
 
 
 def headers(*dirs):
@@ -36,7 +34,7 @@ def headers(*dirs):
 extensions = [
     Extension(
         "crlibm_py._ufuncs",
-        sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM_UFUNCS + COMMON,
+        sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM + COMMON,
         include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         depends=headers("src/c/crlibm", "src/c/common"),
@@ -47,8 +45,8 @@ extensions = [
         "reproblas._core",
         sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/{f}.c" for f in (
             "level1", "thread", "kernels_scalar", "kernels_avx2", "kernels_avx512", "level3",
-            "gemm_scalar", "gemm_avx2", "gemm_avx512", "trsm", "conv", "conv_scalar", "conv_avx2",
-            "conv_avx512")] + COMMON,
+            "gemm_scalar", "gemm_avx2", "gemm_avx512", "trsm", "conv", "conv_driver", "conv_scalar",
+            "conv_avx2", "conv_avx512")] + COMMON,
         include_dirs=[numpy.get_include(), "src/c/reproblas", "src/c/common"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         depends=headers("src/c/reproblas", "src/c/common"),
@@ -70,22 +68,6 @@ extensions = [
         libraries=["m", "dl"],
     ),
 ]
-
-
-
-class build_py_with_cuda_sources(build_py):
-    """Also ships the CUDA kernels and the C headers they include (crlibm_py/_cuda_src/):
-    CuPy compiles them with NVRTC at run time (crlibm_py/_cuda.py)."""
-
-    def run(self):
-        super().run()
-        dest = Path(self.build_lib) / "crlibm_py" / "_cuda_src"
-        for d in ("cuda", "c/common", "c/crlibm", "c/reproblas"):
-            for p in Path("src", d).rglob("*"):
-                if p.suffix in (".cu", ".cuh", ".h") and "emu" not in p.parts:
-                    target = dest / p.relative_to("src")
-                    self.mkpath(str(target.parent))
-                    self.copy_file(str(p), str(target), preserve_mode=0)
 
 
 
@@ -137,6 +119,5 @@ class BuildExt(build_ext):
         super().copy_extensions_to_source()
 
 
-
 setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"})
-      + c_libraries, cmdclass={"build_ext": BuildExt, "build_py": build_py_with_cuda_sources})
+      + c_libraries, cmdclass={"build_ext": BuildExt})

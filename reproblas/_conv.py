@@ -1,23 +1,13 @@
 """conv2d and its three gradients (SPEC §3 "Convolution"), NCHW, NumPy arrays.
 
-Every routine is reduced to the C core's gather gemm (src/c/reproblas/conv.h):
-dst[doff[j] + i*drow] = the ordered sum over t of A(i, t) * src[toff[t] + coff[j]].
-
-Padding positions are absent terms, not zeros, so outputs whose windows are
-cut by the border cannot share one im2col matrix with the others. Along each
-spatial axis the output positions are grouped into *classes* with the same
-set of present kernel taps (for a 3x3 kernel with padding 1: first row,
-interior rows, last row); each pair of a row class and a column class is one
-gather gemm whose term list holds exactly the present terms, in SPEC's
-order. Within a class the source index separates as base[position] +
-delta[tap], which is what makes the offsets toff[t] + coff[j].
+This layer checks and normalises the arguments (PyTorch's conventions) and
+makes the operands contiguous; the C core (src/c/reproblas/conv_driver.c, shared
+with the C ABI) plans each routine into gather gemms and runs it.
 """
-import functools
-
 import numpy as np
 
 from . import _api, _core
-from ._level23 import _matrix, _run_gemm
+from ._level23 import _matrix
 
 
 # ---- arguments ----
@@ -80,56 +70,6 @@ class _Geometry:
                 self.out[a])
 
 
-def _source_index(axis):
-    """(output position p, tap r) -> input index p*stride - pad + r*dilation, and whether
-    it lies in the input (not in the padding)."""
-    size, k, stride, pad, dil, out = axis
-    idx = np.arange(out)[:, None] * stride - pad + np.arange(k)[None, :] * dil
-    return idx, (idx >= 0) & (idx < size)
-
-
-def _output_index(axis):
-    """(input index h, tap r) -> the output position p with h = p*stride - pad +
-    r*dilation, and whether such a p exists (the transposed convolution)."""
-    size, k, stride, pad, dil, out = axis
-    num = np.arange(size)[:, None] + pad - np.arange(k)[None, :] * dil
-    p = num // stride
-    return p, (num % stride == 0) & (p >= 0) & (p < out)
-
-
-def _classes(idx, valid):
-    """Groups the positions (rows of idx) by their set of present taps.
-
-    Returns [(positions, taps, base, delta)]: for every position i and tap r of
-    the class, idx[i, r] = base[i] + delta[r] (exactly: both index maps are affine
-    in the position and the tap over a class)."""
-    if valid.shape[0] == 0:
-        return []
-    keys, inverse = np.unique(valid, axis=0, return_inverse=True)
-    out = []
-    for c, key in enumerate(keys):
-        pos = np.nonzero(inverse.ravel() == c)[0]
-        taps = np.nonzero(key)[0]
-        if taps.size:
-            base = idx[pos, taps[0]]
-            delta = idx[pos[0], taps] - idx[pos[0], taps[0]]
-            assert np.array_equal(idx[np.ix_(pos, taps)], base[:, None] + delta[None, :])
-        else:
-            base, delta = np.zeros(pos.size, np.int64), taps
-        out.append((pos, taps, base.astype(np.int64), delta.astype(np.int64)))
-    return out
-
-
-def _outer(*parts):
-    """Flattened sum of broadcast 1-D offset arrays, first one outermost."""
-    total = np.zeros((), np.int64)
-    for axis, p in enumerate(parts):
-        shape = [1] * len(parts)
-        shape[axis] = -1
-        total = total + np.asarray(p, np.int64).reshape(shape)
-    return np.ascontiguousarray(total.reshape(-1), dtype=np.int64)
-
-
 def _prepare(routine, order, arrays, ndim=4):
     """Backend, order code and dtype checks shared by the four routines."""
     _api._backend(*arrays.values())
@@ -175,44 +115,23 @@ def _check_weight(w_shape, c, groups, routine):
     return groups
 
 
-@functools.lru_cache(maxsize=16)
-def _plan(transposed, n, src_chw, dst_chw, src_cg, rows, axes):
-    """The gather gemms of one group (group 0's channels) of a convolution
-    (transposed=False: conv2d, src = x, dst = y) or of its input gradient
-    (transposed=True: src = grad_y, dst = grad_x), as [(aoff, toff, coff, doff)],
-    one per pair of classes; aoff addresses the weights laid out as
-    (src channel, r, s, dst channel). Cached: a network calls the same geometries
-    again and again."""
-    index = _output_index if transposed else _source_index
-    (sc, sh, sw), (dc, dh, dw) = src_chw, dst_chw
-    kr, ks = axes[0][1], axes[1][1]
-    plan = []
-    for ps, rs, pbase, rdelta in _classes(*index(axes[0])):
-        for qs, ss, qbase, sdelta in _classes(*index(axes[1])):
-            arrays = (_outer(np.arange(src_cg) * (kr * ks * rows), rs * (ks * rows), ss * rows),
-                      _outer(np.arange(src_cg) * (sh * sw), rdelta * sw, sdelta),
-                      _outer(np.arange(n) * (sc * sh * sw), pbase * sw, qbase),
-                      _outer(np.arange(n) * (dc * dh * dw), ps * dw, qs))
-            for a in arrays:
-                a.flags.writeable = False
-            plan.append(arrays)
-    return plan
+_MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h
 
 
-def _gather_convolution(code, w_terms, src, dst, plan, bias, isa, threads):
-    """Runs a plan for every group. w_terms: per group, the weights as a contiguous
-    (src channel, r, s, dst channel) array; src, dst: contiguous NCHW arrays."""
-    groups = len(w_terms)
-    src_flat, dst_flat = src.reshape(-1), dst.reshape(-1)
-    src_step, dst_step = src[0].size // groups, dst[0].size // groups
-    rows = dst.shape[1] // groups
-    for gi, wt in enumerate(w_terms):
-        # the group's channels: the same offsets from its first channel
-        s_g, d_g = src_flat[gi * src_step:], dst_flat[gi * dst_step:]
-        b_g = None if bias is None else bias[gi * rows:(gi + 1) * rows]
-        for aoff, toff, coff, doff in plan:
-            _core.gather_gemm(code, rows, wt, aoff, s_g, toff, coff, d_g, doff,
-                              dst.shape[2] * dst.shape[3], b_g, isa, threads)
+def _core_shape(routine, x_shape, w_shape, g, groups):
+    """The 16 ints of the core's rb_conv_shape."""
+    n, c, h, wd = x_shape
+    k, _, r, s = w_shape
+    shape = (n, c, h, wd, k, r, s) + g.out + g.stride + g.pad + g.dilation + (groups,)
+    if max(shape) > _MAX_DIM:
+        raise ValueError(f"reproblas.{routine}: sizes, strides, paddings and dilations must be "
+                         f"at most 2**30, got {shape}")
+    return shape
+
+
+def _run(routine, code, shape, a, b, bias, out):
+    _core.conv(routine, code, shape, a, b, bias, out, _api._isa(), _api._threads())
+    return out
 
 
 # ---- routines ----
@@ -256,17 +175,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     if b is not None and b.shape != (k,):
         raise ValueError(f"reproblas.conv2d: bias has shape {b.shape}, expected ({k},)")
     g = _Geometry("conv2d", (h, wd), (r, s), stride, padding, dilation)
-    p, q = g.out
-    y = np.empty((n, k, p, q), dtype=x.dtype)
+    y = np.empty((n, k) + g.out, dtype=x.dtype)
     if y.size == 0:
         return y
-    kg = k // groups
-    plan = _plan(False, n, (c, h, wd), (k, p, q), cg, kg, (g.axis(0), g.axis(1)))
-    # A(k, (c', r, s)) as (c', r, s, k): a class's taps are then a block of it
-    w_terms = [np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].reshape(kg, -1).T)
-               for gi in range(groups)]
-    _gather_convolution(code, w_terms, x, y, plan, b, _api._isa(), _api._threads())
-    return y
+    shape = _core_shape("conv2d", x.shape, w.shape, g, groups)
+    return _run(_core.CONV2D, code, shape, x, w, b, y)
 
 
 def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dilation=1,
@@ -308,13 +221,8 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     gx = np.empty((n, c, h, wd), dtype=gy.dtype)
     if gx.size == 0:
         return gx
-    kg = k // groups
-    plan = _plan(True, n, (k, p, q), (c, h, wd), kg, cg, (g.axis(0), g.axis(1)))
-    # A(c', (k, r, s)) as (k, r, s, c')
-    w_terms = [np.ascontiguousarray(w[gi * kg:(gi + 1) * kg].reshape(kg, cg, -1)
-                                    .transpose(0, 2, 1)) for gi in range(groups)]
-    _gather_convolution(code, w_terms, gy, gx, plan, None, _api._isa(), _api._threads())
-    return gx
+    shape = _core_shape("conv2d_grad_input", gx.shape, w.shape, g, groups)
+    return _run(_core.CONV2D_GRAD_INPUT, code, shape, gy, w, None, gx)
 
 
 def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, dilation=1,
@@ -356,35 +264,8 @@ def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, di
     gw = np.empty((k, cg, r, s), dtype=x.dtype)
     if gw.size == 0:
         return gw
-    kg = k // groups
-    isa, threads = _api._isa(), _api._threads()
-    (hidx, hok), (vidx, vok) = _source_index(g.axis(0)), _source_index(g.axis(1))
-    # channels outermost, so that a tap's terms (n, p, q) are the rows of a matrix
-    gyk = np.ascontiguousarray(gy.transpose(1, 0, 2, 3))
-    xc = np.ascontiguousarray(x.transpose(1, 0, 2, 3))
-    one, zero = np.ones(1, x.dtype), np.zeros(1, x.dtype)
-    out = np.empty((kg, cg), dtype=x.dtype)
-    for ri in range(r):
-        ps = np.nonzero(hok[:, ri])[0]
-        for si in range(s):
-            qs = np.nonzero(vok[:, si])[0]
-            # valid outputs of a tap are a range; the inputs they read a strided range
-            prange, qrange = _span(ps), _span(qs)
-            hrange = _span(hidx[ps, ri], g.stride[0])
-            vrange = _span(vidx[qs, si], g.stride[1])
-            for gi in range(groups):
-                a = gyk[gi * kg:(gi + 1) * kg, :, prange, qrange].reshape(kg, -1)
-                b = xc[gi * cg:(gi + 1) * cg, :, hrange, vrange].reshape(cg, -1)
-                _run_gemm(code, one, a, False, b, True, zero, out, isa, threads)
-                gw[gi * kg:(gi + 1) * kg, :, ri, si] = out
-    return gw
-
-
-def _span(idx, step=1):
-    """The slice of a sorted, evenly spaced index array (empty: an empty slice)."""
-    if idx.size == 0:
-        return slice(0, 0)
-    return slice(int(idx[0]), int(idx[-1]) + 1, step)
+    shape = _core_shape("conv2d_grad_weight", x.shape, gw.shape, g, groups)
+    return _run(_core.CONV2D_GRAD_WEIGHT, code, shape, x, gy, None, gw)
 
 
 def conv2d_grad_bias(grad_output, *, order="sequential"):
@@ -408,12 +289,9 @@ def conv2d_grad_bias(grad_output, *, order="sequential"):
     gy = a["grad_output"]
     n, k, p, q = gy.shape
     gb = np.empty(k, dtype=gy.dtype)
-    if k == 0:
+    if k == 0 or p == 0 or q == 0:  # no positions: every sum is empty, +0
+        gb[...] = 0
         return gb
-    # the terms g*1: g ⊗ 1 = g and fma(g, 1, S) = S ⊕ g, so a gemv with a vector of
-    # ones adds the plain terms in order
-    a = np.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(k, -1)
-    ones = np.ones((a.shape[1], 1), dtype=gy.dtype)
-    _run_gemm(code, np.ones(1, gy.dtype), a, False, ones, False, np.zeros(1, gy.dtype), gb[:, None],
-              _api._isa(), _api._threads())
-    return gb
+    # as the gradient of a 1x1 convolution of stride 1 whose output is grad_output
+    shape = (n, k, p, q, k, 1, 1, p, q, 1, 1, 0, 0, 1, 1, k)
+    return _run(_core.CONV2D_GRAD_BIAS, code, shape, gy, None, None, gb)

@@ -257,42 +257,59 @@ def set_l3_tuning(int64_t mc=0, int64_t nc=0, int64_t kc=0, int64_t min_work=0):
 # ---- convolution (src/c/reproblas/conv.h) ----
 
 cdef extern from "conv.h":
-    int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t terms,
-                       int64_t cols, const void *at, const int64_t *aoff, const void *src,
-                       const int64_t *toff, const int64_t *coff, void *dst,
-                       const int64_t *doff, int64_t drow, const void *bias) nogil
+    ctypedef struct rb_conv_shape:
+        int64_t n, c, h, w, k, r, s, p, q, stride_h, stride_w, pad_top, pad_left
+        int64_t dilation_h, dilation_w, groups
+    int rb_conv2d(int dtype, int order, rb_config cfg, const rb_conv_shape *g, const void *x,
+                  const void *w, const void *bias, void *y) nogil
+    int rb_conv2d_grad_input(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                             const void *grad_y, const void *w, void *grad_x) nogil
+    int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                              const void *x, const void *grad_y, void *grad_w) nogil
+    int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                            const void *grad_y, void *grad_b) nogil
     void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t direct_cols)
 
 
-def gather_gemm(int order, int64_t rows, cnp.ndarray at, cnp.ndarray aoff, cnp.ndarray src,
-                cnp.ndarray toff, cnp.ndarray coff, cnp.ndarray dst, cnp.ndarray doff,
-                int64_t drow, cnp.ndarray bias, int isa, int threads):
-    """dst.flat[doff[j] + i*drow] = S_ij (+ bias[i]), S_ij the ordered sum over t of
-    at.flat[aoff[t] + i] * src.flat[toff[t] + coff[j]], i < rows. at, src, dst:
-    C-contiguous of one dtype; aoff, toff, coff, doff: contiguous int64 of which
-    _conv.py has checked that every offset addresses an element."""
+cpdef enum:
+    CONV2D = 0
+    CONV2D_GRAD_INPUT = 1
+    CONV2D_GRAD_WEIGHT = 2
+    CONV2D_GRAD_BIAS = 3
+
+
+def conv(int routine, int order, tuple shape, cnp.ndarray a, cnp.ndarray b, cnp.ndarray bias,
+         cnp.ndarray out, int isa, int threads):
+    """One of the four convolution routines (CONV2D...) on C-contiguous arrays of out's
+    dtype that _conv.py has checked against shape, the 16 ints of rb_conv_shape (n, c,
+    h, w, k, r, s, p, q, stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w,
+    groups). a, b: the routine's inputs in the C order (b None for grad_bias)."""
     cdef rb_config cfg
     cfg.isa = isa
     cfg.threads = threads
-    cdef int dtype = _dtype_code(dst)
-    cdef int64_t terms = toff.shape[0]
-    cdef int64_t cols = coff.shape[0]
-    cdef const void *pat = cnp.PyArray_DATA(at)
-    cdef const int64_t *pa = <const int64_t *>cnp.PyArray_DATA(aoff)
-    cdef const void *psrc = cnp.PyArray_DATA(src)
-    cdef const int64_t *pt = <const int64_t *>cnp.PyArray_DATA(toff)
-    cdef const int64_t *pc = <const int64_t *>cnp.PyArray_DATA(coff)
-    cdef void *pdst = cnp.PyArray_DATA(dst)
-    cdef const int64_t *pd = <const int64_t *>cnp.PyArray_DATA(doff)
-    cdef const void *pb = cnp.PyArray_DATA(bias) if bias is not None else NULL
+    cdef rb_conv_shape g
+    (g.n, g.c, g.h, g.w, g.k, g.r, g.s, g.p, g.q, g.stride_h, g.stride_w, g.pad_top,
+     g.pad_left, g.dilation_h, g.dilation_w, g.groups) = shape
+    cdef int dtype = _dtype_code(out)
+    cdef const void *pa = cnp.PyArray_DATA(a)
+    cdef const void *pb = cnp.PyArray_DATA(b) if b is not None else NULL
+    cdef const void *pbias = cnp.PyArray_DATA(bias) if bias is not None else NULL
+    cdef void *pout = cnp.PyArray_DATA(out)
     cdef int rc
     with nogil:
-        rc = rb_gather_gemm(dtype, order, cfg, rows, terms, cols, pat, pa, psrc, pt, pc, pdst,
-                            pd, drow, pb)
+        if routine == CONV2D:
+            rc = rb_conv2d(dtype, order, cfg, &g, pa, pb, pbias, pout)
+        elif routine == CONV2D_GRAD_INPUT:
+            rc = rb_conv2d_grad_input(dtype, order, cfg, &g, pa, pb, pout)
+        elif routine == CONV2D_GRAD_WEIGHT:
+            rc = rb_conv2d_grad_weight(dtype, order, cfg, &g, pa, pb, pout)
+        else:
+            rc = rb_conv2d_grad_bias(dtype, order, cfg, &g, pa, pout)
     if rc == -2:
         raise MemoryError("reproblas conv: out of memory for the gather buffers")
     if rc != 0:
-        raise RuntimeError(f"reproblas core rejected a convolution (isa={isa}, order={order})")
+        raise RuntimeError(f"reproblas core rejected a convolution (isa={isa}, order={order}, "
+                           f"shape={shape})")
 
 
 def set_conv_tuning(int64_t chunk=0, int64_t kc=0, int64_t min_work=0, int64_t direct_cols=0):

@@ -8,6 +8,7 @@ SPEC §0; signed zeros do not). Invalid arguments must give LAPACK-style codes (
 argument i) and write nothing; bad environment knobs give the documented codes.
 """
 import ctypes
+import itertools
 import os
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
 
 DRIVER = Path(__file__).parent / "capi" / "driver.c"
 ROW, COL, NOTRANS, TRANS = 101, 102, 111, 112
+UPPER, LOWER, NONUNIT, UNIT, LEFT, RIGHT = 121, 122, 131, 132, 141, 142
 ORDER_NAMES = {0: "sequential", 1: "pairwise"}
 ERR_ISA_UNKNOWN, ERR_ISA_UNSUPPORTED, ERR_THREADS = 1, 2, 3
 
@@ -242,6 +244,99 @@ def ger_case(script, rng, dt, p, layout, m, n, pad):
                before=abuf)
 
 
+def triangular(rng, dt, n, layout, lda):
+    """A stored n x n matrix whose diagonal is in [1, 2) (solutions stay finite)."""
+    abuf, a = stored(rng, dt, n, n, layout, lda)
+    a[np.diag_indices(n)] = 1 + rng.random(n)
+    return abuf, a
+
+
+def solve_cases(script, rng):
+    for dt, p in ((np.float32, "s"), (np.float64, "d")):
+        for layout in (ROW, COL):
+            for uplo, trans, diag in itertools.product((UPPER, LOWER), (NOTRANS, TRANS),
+                                                       (NONUNIT, UNIT)):
+                flags = dict(lower=uplo == LOWER, unit_diagonal=diag == UNIT)
+                for n, incx, pad in ((0, 1, 0), (1, 1, 0), (9, -2, 1), (40, 1, 3)):
+                    abuf, a = triangular(rng, dt, n, layout, max(1, n + pad))
+                    xmem = values(rng, dt, max(1, (n - 1) * abs(incx) + 1))
+                    order = int(rng.integers(2))
+                    expected = xmem.copy()
+                    vector_view(expected, n, incx)[...] = reproblas.trsv(
+                        a, vector_view(xmem, n, incx), trans=trans == TRANS,
+                        order=ORDER_NAMES[order], **flags)
+                    out = script.out()
+                    script.add(f"trsv {p} {layout} {uplo} {trans} {diag} {n} {max(1, n + pad)} "
+                               f"{incx} {order} {script.file(abuf)} {script.file(xmem)} {out}",
+                               out=out, expected=expected, before=xmem)
+                for side, (m, n), order in itertools.product((LEFT, RIGHT), ((6, 11), (19, 4)),
+                                                             ORDER_NAMES):
+                    na = m if side == LEFT else n
+                    abuf, a = triangular(rng, dt, na, layout, na + 1)
+                    ldb = (n if layout == ROW else m) + 2
+                    bbuf, b = stored(rng, dt, m, n, layout, ldb)
+                    expected = bbuf.copy()
+                    matrix_view(expected, m, n, layout, ldb)[...] = reproblas.trsm(
+                        -1.5, a, b, side="left" if side == LEFT else "right",
+                        trans_a=trans == TRANS, order=ORDER_NAMES[order], **flags)
+                    out = script.out()
+                    script.add(f"trsm {p} {layout} {side} {uplo} {trans} {diag} {m} {n} "
+                               f"{(-1.5).hex()} {na + 1} {ldb} {order} {script.file(abuf)} "
+                               f"{script.file(bbuf)} {out}", out=out, expected=expected,
+                               before=bbuf)
+
+
+# (x shape, w shape, stride, padding, dilation, groups, bias): odd sizes, an
+# asymmetric 'same', strides, dilations, groups (depthwise too), no bias.
+CONV_GEOMETRIES = [((2, 4, 7, 9), (6, 2, 3, 2), (2, 1), 1, (1, 2), 2, True),
+                   ((1, 3, 6, 5), (4, 3, 4, 2), 1, "same", 1, 1, True),
+                   ((3, 2, 10, 11), (5, 2, 3, 3), 3, (0, 2), 1, 1, False),
+                   ((1, 3, 5, 5), (3, 1, 3, 3), 1, 2, 2, 3, False)]
+
+
+def conv_shape(x_shape, w_shape, y_shape, stride, padding, dilation, groups):
+    """The 16 fields of reproblas_conv2d_shape, as driver tokens."""
+    pair = lambda v: tuple(v) if isinstance(v, tuple) else (v, v)
+    dil = pair(dilation)
+    if padding == "same":  # the extra row / column of an odd total goes bottom / right
+        pads = tuple(d * (k - 1) // 2 for d, k in zip(dil, w_shape[2:]))
+    else:
+        pads = pair(padding)
+    fields = (*x_shape, w_shape[0], *w_shape[2:], *y_shape[2:], *pair(stride), *pads, *dil,
+              groups)
+    return " ".join(str(f) for f in fields)
+
+
+def conv_cases(script, rng):
+    for dt, p in ((np.float32, "s"), (np.float64, "d")):
+        for xs, ws, stride, padding, dilation, groups, has_bias in CONV_GEOMETRIES:
+            x, w = values(rng, dt, np.prod(xs)).reshape(xs), values(rng, dt, np.prod(ws)).reshape(ws)
+            bias = values(rng, dt, ws[0]) if has_bias else None
+            args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+            ys = reproblas.conv2d(x, w, bias, **args).shape
+            gy = values(rng, dt, np.prod(ys)).reshape(ys)
+            shape = conv_shape(xs, ws, ys, stride, padding, dilation, groups)
+            fx, fw, fgy = script.file(x), script.file(w), script.file(gy)
+            for order, oname in ORDER_NAMES.items():
+                runs = [("fwd", fx, fw, script.file(bias),
+                         reproblas.conv2d(x, w, bias, **args, order=oname)),
+                        ("gin", fgy, fw, "NULL",
+                         reproblas.conv2d_grad_input(gy, w, xs, **args, order=oname)),
+                        ("gw", fx, fgy, "NULL",
+                         reproblas.conv2d_grad_weight(x, gy, ws, **args, order=oname)),
+                        ("gb", fgy, "NULL", "NULL", reproblas.conv2d_grad_bias(gy, order=oname))]
+                for fn, in1, in2, fb, expected in runs:
+                    out = script.out()
+                    script.add(f"conv {fn} {p} {shape} {order} {in1} {in2} {fb} {out} "
+                               f"{expected.size}", out=out, expected=expected,
+                               before=untouched(dt, expected.size))
+
+
+def untouched(dt, n):
+    """The driver's 0xAB fill of an output buffer of n elements."""
+    return np.full(n * np.dtype(dt).itemsize, 0xAB, np.uint8).view(dt)
+
+
 def crlibm_cases(script, rng):
     x = np.concatenate([rng.standard_normal(500).astype(np.float32) * 30, np.array(
         [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 88.8, -104.0, 3e38],
@@ -312,14 +407,82 @@ def error_cases(script):
                    before=f4[:20])
 
 
+def solve_conv_error_cases(script):
+    """trsv, trsm and the convolutions: -i for argument i, nothing written."""
+    f4 = np.arange(1, 65, dtype=np.float32)
+    x = script.file(f4)
+    good = dict(layout=ROW, uplo=LOWER, trans=NOTRANS, diag=NONUNIT, n=4, lda=4, incx=1,
+                order=0, a=x)
+    for change, rc in [(dict(layout=0), -1), (dict(uplo=123), -2), (dict(trans=1), -3),
+                       (dict(diag=0), -4), (dict(n=-1), -5), (dict(a="NULL"), -6),
+                       (dict(lda=3), -7), (dict(incx=0), -9), (dict(order=2), -10)]:
+        g = dict(good, **change)
+        out = script.out()
+        script.add(f"trsv s {g['layout']} {g['uplo']} {g['trans']} {g['diag']} {g['n']} "
+                   f"{g['lda']} {g['incx']} {g['order']} {g['a']} {script.file(f4[:4])} {out}",
+                   rc=rc, out=out, before=f4[:4])
+    script.add(f"trsv s {ROW} {LOWER} {NOTRANS} {UNIT} 4 4 1 0 {x} NULL {script.out()}", rc=-8)
+    good = dict(layout=COL, side=LEFT, uplo=UPPER, trans=TRANS, diag=UNIT, m=4, n=3, lda=4,
+                ldb=4, order=1, a=x)
+    for change, rc in [(dict(layout=103), -1), (dict(side=140), -2), (dict(uplo=0), -3),
+                       (dict(trans=113), -4), (dict(diag=133), -5), (dict(m=-1), -6),
+                       (dict(n=-1), -7), (dict(a="NULL"), -9), (dict(lda=3), -10),
+                       (dict(side=RIGHT, lda=2), -10), (dict(ldb=3), -12),
+                       (dict(order=-1), -13)]:
+        g = dict(good, **change)
+        out = script.out()
+        script.add(f"trsm s {g['layout']} {g['side']} {g['uplo']} {g['trans']} {g['diag']} "
+                   f"{g['m']} {g['n']} 0x1p0 {g['lda']} {g['ldb']} {g['order']} {g['a']} "
+                   f"{script.file(f4[:12])} {out}", rc=rc, out=out, before=f4[:12])
+    script.add(f"trsm s {COL} {LEFT} {UPPER} {TRANS} {UNIT} 4 3 0x1p0 4 4 0 {x} NULL "
+               f"{script.out()}", rc=-11)
+    # x (1, 2, 4, 4), w (2, 2, 3, 3), y (1, 2, 2, 2): every array fits in f4.
+    fields = dict(n=1, c=2, h=4, w=4, k=2, r=3, s=3, p=2, q=2, sh=1, sw=1, pt=0, pl=0, dh=1,
+                  dw=1, groups=1)
+    bad_shapes = [dict(groups=2, c=3), dict(groups=0), dict(sh=0), dict(dw=0), dict(n=-1),
+                  dict(pt=-1), dict(p=0), dict(q=1), dict(p=1, sh=1), dict(r=1 << 31)]
+    args = {"fwd": (x, x, "NULL", 8, 6), "gin": (x, x, "NULL", 32, 5),
+            "gw": (x, x, "NULL", 36, 5), "gb": (x, "NULL", "NULL", 2, 4)}
+    for fn, (in1, in2, fb, size, last) in args.items():
+        cases = [(dict(fields, **bad), 0, -1) for bad in bad_shapes]
+        cases += [("NULL", 0, -1), (fields, 2, -last), (fields, -1, -last)]
+        for shape, order, rc in cases:
+            text = " ".join(["NULL"] * 16 if shape == "NULL" else map(str, shape.values()))
+            out = script.out()
+            script.add(f"conv {fn} s {text} {order} {in1} {in2} {fb} {out} {size}", rc=rc,
+                       out=out, before=untouched(np.float32, size))
+        nulls = [(f"NULL {in2}", -2), (f"{in1} NULL", -3)][:2 if fn != "gb" else 1]
+        text = " ".join(map(str, fields.values()))
+        for pair, rc in nulls:
+            out = script.out()
+            script.add(f"conv {fn} s {text} 0 {pair} {fb} {out} {size}", rc=rc, out=out,
+                       before=untouched(np.float32, size))
+        script.add(f"conv {fn} s {text} 0 {in1} {in2} {fb} NULL {size}", rc=-(last - 1))
+    # empty arrays may be NULL: no batch (every routine), no input channels (conv2d: y = bias)
+    empty = " ".join(map(str, dict(fields, n=0).values()))
+    for fn, in2 in (("fwd", x), ("gin", x)):
+        script.add(f"conv {fn} s {empty} 0 NULL {in2} NULL NULL 0")
+    for fn, size in (("gw", 36), ("gb", 2)):  # sums of no terms: +0
+        out = script.out()
+        script.add(f"conv {fn} s {empty} 0 NULL NULL NULL {out} {size}", out=out,
+                   expected=np.zeros(size, np.float32), before=untouched(np.float32, size))
+    no_c = dict(fields, c=0)
+    out = script.out()
+    script.add(f"conv fwd s {' '.join(map(str, no_c.values()))} 1 NULL NULL {script.file(f4[:2])} "
+               f"{out} 8", out=out, expected=np.repeat(f4[:2], 4), before=untouched(np.float32, 8))
+
+
 @pytest.fixture(scope="module")
 def full_script(tmp_path_factory):
     script = Script(tmp_path_factory.mktemp("capi_full"))
     rng = np.random.default_rng(20261123)
     level1_cases(script, rng)
     level23_cases(script, rng)
+    solve_cases(script, rng)
+    conv_cases(script, rng)
     crlibm_cases(script, rng)
     error_cases(script)
+    solve_conv_error_cases(script)
     return script
 
 
@@ -364,6 +527,7 @@ def test_bad_environment_is_a_return_code(driver, tmp_path, env, reproblas_rc, c
     level1_cases(script, rng)
     crlibm_cases(script, rng)
     error_cases(script)  # argument errors are reported before the environment is read
+    solve_conv_error_cases(script)
     script.run(driver, env, reproblas_rc=reproblas_rc, crlibm_rc=crlibm_rc)
 
 

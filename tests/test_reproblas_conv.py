@@ -262,6 +262,11 @@ def test_errors():
         rb.conv2d_grad_input(gy, w, (1, 4, -5, 5))
     with pytest.raises(ValueError, match="4-D"):
         rb.conv2d_grad_bias(gy[0])
+    with pytest.raises(ValueError, match="at most 2"):  # beyond the core's index range
+        rb.conv2d(x, w, stride=2 ** 31)
+    with pytest.raises(ValueError, match="at most 2"):
+        rb.conv2d_grad_weight(x, np.zeros((1, 2, 1, 3), np.float32), w.shape,
+                              stride=(2 ** 31, 1))
 
 
 def test_torch_sanity():

@@ -4,7 +4,7 @@ Forward and backward results are compared bit for bit with the reproblas routine
 (and the gradient sums with reproblas.dot/sum over the documented term orders),
 loosely with stock PyTorch, with torch.autograd.gradcheck in float64, and training
 runs are hashed (SHA-256 of every parameter and loss) across thread counts, CPU paths
-and block sizes. Tests of the conv parts wait for reproblas.conv2d (conv branch).
+and block sizes.
 """
 import hashlib
 
@@ -21,8 +21,6 @@ import reproblas.torch as rt  # noqa: E402
 ORDERS = ["sequential", "pairwise"]
 DTYPES = [torch.float32, torch.float64]
 ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
-needs_conv = pytest.mark.skipif(not hasattr(reproblas, "conv2d"),
-                                reason="conv2d lands from the conv branch")
 
 
 def spread(gen, shape, dtype):
@@ -192,10 +190,10 @@ def test_convert_swaps_modules_and_shares_parameters():
     assert rt.convert(swapped) is swapped
 
 
-def train_hash(make_model, make_data, steps=4):
+def train_hash(make_model, make_data, steps=4, order="sequential"):
     """SHA-256 over every loss and the final parameters of a short SGD run."""
     torch.manual_seed(0)
-    model = rt.convert(make_model())
+    model = rt.convert(make_model(), order=order)
     inputs, targets = make_data()
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     digest = hashlib.sha256()
@@ -211,13 +209,15 @@ def train_hash(make_model, make_data, steps=4):
 
 
 def hashes_over_configs(monkeypatch, run):
-    """run() on every CPU path, 1..4 threads and block sizes that split small products."""
+    """run() on every CPU path, 1..4 threads and block sizes (gemm and conv: chunks,
+    kc, per-thread work, the direct kernel off) that split small products."""
     torch_threads = torch.get_num_threads()
     torch.set_num_threads(1)  # stock PyTorch's own ops (loss, ReLU, SGD) stay fixed
     found = {}
     try:
-        for tuning in [(0, 0, 0, 0), (2, 3, 5, 1)]:
+        for tuning, conv_tuning in [((0, 0, 0, 0), (0, 0, 0, 0)), ((2, 3, 5, 1), (3, 5, 1, -1))]:
             _core.set_l3_tuning(*tuning)
+            _core.set_conv_tuning(*conv_tuning)
             for isa in ISAS:
                 monkeypatch.setenv("REPROBLAS_ISA", isa)
                 for threads in (1, 2, 3, 4):
@@ -225,8 +225,21 @@ def hashes_over_configs(monkeypatch, run):
                     found[(tuning, isa, threads)] = run()
     finally:
         _core.set_l3_tuning()
+        _core.set_conv_tuning()
         torch.set_num_threads(torch_threads)
     return found
+
+
+def assert_one_hash_per_order(monkeypatch, make_model, make_data):
+    """Both orders: each gives one training hash on every configuration, and the two
+    differ (the order reaches the layers' kernels)."""
+    per_order = []
+    for order in ORDERS:
+        found = hashes_over_configs(monkeypatch,
+                                    lambda: train_hash(make_model, make_data, order=order))
+        assert len(set(found.values())) == 1, (order, found)
+        per_order.append(found.popitem()[1])
+    assert per_order[0] != per_order[1]
 
 
 def test_mlp_training_is_bitwise_reproducible(monkeypatch):
@@ -239,8 +252,7 @@ def test_mlp_training_is_bitwise_reproducible(monkeypatch):
         g = torch.Generator().manual_seed(1)
         return torch.randn(40, 12, generator=g), torch.randn(40, 3, generator=g)
 
-    found = hashes_over_configs(monkeypatch, lambda: train_hash(make_model, make_data))
-    assert len(set(found.values())) == 1, found
+    assert_one_hash_per_order(monkeypatch, make_model, make_data)
 
 
 def test_stock_pytorch_differs_where_reproblas_does_not(monkeypatch):
@@ -269,9 +281,8 @@ def test_stock_pytorch_differs_where_reproblas_does_not(monkeypatch):
         pytest.skip("stock PyTorch happened to give the same bits in every case on this CPU")
 
 
-# ---- conv2d (reproblas.conv2d and its gradients come from the conv branch) ----
+# ---- conv2d ----
 
-@needs_conv
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_conv2d_forward_and_backward_bits(gen, dtype, order):
@@ -298,7 +309,6 @@ def test_conv2d_forward_and_backward_bits(gen, dtype, order):
         torch.testing.assert_close(ours.detach(), theirs.detach(), **tol)
 
 
-@needs_conv
 def test_conv2d_gradcheck_and_module(gen):
     x = torch.randn(1, 2, 5, 5, generator=gen, dtype=torch.float64, requires_grad=True)
     w = torch.randn(3, 2, 3, 3, generator=gen, dtype=torch.float64, requires_grad=True)
@@ -308,7 +318,6 @@ def test_conv2d_gradcheck_and_module(gen):
     torch.testing.assert_close(rt.Conv2d.from_torch(layer)(x[0]), layer(x[0]))
 
 
-@needs_conv
 def test_cnn_training_is_bitwise_reproducible(monkeypatch):
     def make_model():
         return torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(),
@@ -319,5 +328,4 @@ def test_cnn_training_is_bitwise_reproducible(monkeypatch):
         g = torch.Generator().manual_seed(2)
         return torch.randn(6, 1, 10, 10, generator=g), torch.randn(6, 5, generator=g)
 
-    found = hashes_over_configs(monkeypatch, lambda: train_hash(make_model, make_data))
-    assert len(set(found.values())) == 1, found
+    assert_one_hash_per_order(monkeypatch, make_model, make_data)

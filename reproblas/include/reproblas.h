@@ -140,6 +140,88 @@ REPROBLAS_API int reproblas_dgemm(reproblas_layout layout, reproblas_transpose t
                                   int64_t ldb, double beta, double *c, int64_t ldc,
                                   reproblas_order order);
 
+/* ---- triangular solves ---- */
+
+/* Solves op(A) x = b in place (x holds b on entry): row by row (top-down for a
+ * lower op(A), bottom-up for an upper one), x_i = (b_i - S_i) / op(A)_ii with
+ * S_i the ordered sum of op(A)_ij * x_j over the solved j, ascending (no
+ * division for ReproblasUnit, whose diagonal is not read). A is n x n; only
+ * the triangle uplo names is read. A zero diagonal gives inf/NaN (IEEE), not
+ * an error. A must not overlap x. */
+REPROBLAS_API int reproblas_strsv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  const float *a, int64_t lda, float *x, int64_t incx,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dtrsv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  const double *a, int64_t lda, double *x, int64_t incx,
+                                  reproblas_order order);
+/* Solves op(A) X = alpha*B (ReproblasLeft; A m x m) or X op(A) = alpha*B
+ * (ReproblasRight; A n x n) in place of B (m x n), alpha*B rounded first: each
+ * column (left) or row (right) of X is the trsv of its own right-hand side.
+ * A must not overlap B. */
+REPROBLAS_API int reproblas_strsm(reproblas_layout layout, reproblas_side side,
+                                  reproblas_uplo uplo, reproblas_transpose trans_a,
+                                  reproblas_diag diag, int64_t m, int64_t n, float alpha,
+                                  const float *a, int64_t lda, float *b, int64_t ldb,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dtrsm(reproblas_layout layout, reproblas_side side,
+                                  reproblas_uplo uplo, reproblas_transpose trans_a,
+                                  reproblas_diag diag, int64_t m, int64_t n, double alpha,
+                                  const double *a, int64_t lda, double *b, int64_t ldb,
+                                  reproblas_order order);
+
+/* ---- convolution (PyTorch's conv2d conventions, contract §3) ---- */
+
+/* The sizes of one convolution on contiguous NCHW arrays: x[n][c][h][w],
+ * w[k][c/groups][r][s], bias[k], y[n][k][p][q]. p and q are the output sizes,
+ * which fix the bottom / right padding: p = (h + pad_top + pad_bottom -
+ * dilation_h*(r-1) - 1) / stride_h + 1 (the same for q), so PyTorch's
+ * padding='same' with an odd total (the extra row at the bottom) is pad_top =
+ * total/2 with that p. Valid: every field in [0, 2^30]; strides, dilations and
+ * groups >= 1; groups divides c and k; p, q >= 1 and the output sizes of some
+ * bottom / right padding >= 0 (p*stride_h >= h + pad_top - dilation_h*(r-1));
+ * otherwise the routines return -1. */
+typedef struct {
+  int64_t n, c, h, w, k, r, s, p, q, stride_h, stride_w, pad_top, pad_left, dilation_h,
+      dilation_w, groups;
+} reproblas_conv2d_shape;
+
+/* y[n][k][p][q] = the ordered sum over (c', r, s) of x[n][c][p*stride_h - pad_top
+ * + r*dilation_h][q*stride_w - pad_left + s*dilation_w] * w[k][c'][r][s] (c: the
+ * channel c' of k's group; padding terms absent, not zero), plus bias[k] (one
+ * rounding) unless bias is NULL. */
+REPROBLAS_API int reproblas_sconv2d(const reproblas_conv2d_shape *shape, const float *x,
+                                    const float *w, const float *bias, float *y,
+                                    reproblas_order order);
+REPROBLAS_API int reproblas_dconv2d(const reproblas_conv2d_shape *shape, const double *x,
+                                    const double *w, const double *bias, double *y,
+                                    reproblas_order order);
+/* grad_x[n][c][h][w] = the ordered sum over (k, r, s) (k in c's group) of
+ * grad_y[n][k][p][q] * w[k][c'][r][s] where (h, w) is read by tap (r, s) of a
+ * valid output (p, q). */
+REPROBLAS_API int reproblas_sconv2d_grad_input(const reproblas_conv2d_shape *shape,
+                                               const float *grad_y, const float *w,
+                                               float *grad_x, reproblas_order order);
+REPROBLAS_API int reproblas_dconv2d_grad_input(const reproblas_conv2d_shape *shape,
+                                               const double *grad_y, const double *w,
+                                               double *grad_x, reproblas_order order);
+/* grad_w[k][c'][r][s] = the ordered sum over (n, p, q) of grad_y[n][k][p][q] *
+ * x[n][c][h][w] for the outputs whose tap (r, s) reads the input. */
+REPROBLAS_API int reproblas_sconv2d_grad_weight(const reproblas_conv2d_shape *shape,
+                                                const float *x, const float *grad_y,
+                                                float *grad_w, reproblas_order order);
+REPROBLAS_API int reproblas_dconv2d_grad_weight(const reproblas_conv2d_shape *shape,
+                                                const double *x, const double *grad_y,
+                                                double *grad_w, reproblas_order order);
+/* grad_b[k] = the ordered sum over (n, p, q) of grad_y[n][k][p][q]. */
+REPROBLAS_API int reproblas_sconv2d_grad_bias(const reproblas_conv2d_shape *shape,
+                                              const float *grad_y, float *grad_b,
+                                              reproblas_order order);
+REPROBLAS_API int reproblas_dconv2d_grad_bias(const reproblas_conv2d_shape *shape,
+                                              const double *grad_y, double *grad_b,
+                                              reproblas_order order);
+
 #ifdef __cplusplus
 }
 #endif

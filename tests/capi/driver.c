@@ -11,6 +11,11 @@
  *   gemv <s|d> layout trans m n alpha lda incx beta incy order a x y out
  *   ger <s|d> layout m n alpha incx incy lda x y a out
  *   gemm <s|d> layout ta tb m n k alpha lda ldb beta ldc order a b c out
+ *   trsv <s|d> layout uplo trans diag n lda incx order a x out
+ *   trsm <s|d> layout side uplo trans_a diag m n alpha lda ldb order a b out
+ *   conv <fwd|gin|gw|gb> <s|d> n c h w k r s p q sh sw pt pl dh dw groups order
+ *        in1 in2 bias out out_elements   (shape fields "NULL ...": a NULL shape;
+ *        the output starts as a 0xAB pattern that an error must leave)
  *   crlibm <fn> n x out        (the _n form)
  *   crlibm1 <fn> n x out       (the scalar form, element by element)
  * Scalars alpha/beta are C99 hex floats; enums are their integer values.
@@ -174,6 +179,65 @@ static void gemm(void) {
   free(c);
 }
 
+static void trsv(void) {
+  int dbl = tok[1][0] == 'd';
+  void *a = load(tok[10]), *x = load(tok[11]);
+  size_t size = loaded_size;
+  int rc = dbl ? reproblas_dtrsv(I(2), I(3), I(4), I(5), I(6), a, I(7), x, I(8), I(9))
+               : reproblas_strsv(I(2), I(3), I(4), I(5), I(6), a, I(7), x, I(8), I(9));
+  save(tok[12], x, size);
+  printf("%d\n", rc);
+  free(a);
+  free(x);
+}
+
+static void trsm(void) {
+  int dbl = tok[1][0] == 'd';
+  void *a = load(tok[13]), *b = load(tok[14]);
+  size_t size = loaded_size;
+  int rc = dbl ? reproblas_dtrsm(I(2), I(3), I(4), I(5), I(6), I(7), I(8), F(9), a, I(10), b,
+                                 I(11), I(12))
+               : reproblas_strsm(I(2), I(3), I(4), I(5), I(6), I(7), I(8), (float)F(9), a,
+                                 I(10), b, I(11), I(12));
+  save(tok[15], b, size);
+  printf("%d\n", rc);
+  free(a);
+  free(b);
+}
+
+static void conv(void) {
+  const char *fn = tok[1];
+  int dbl = tok[2][0] == 'd';
+  reproblas_conv2d_shape shape;
+  int64_t *field = &shape.n;
+  for (int i = 0; i < 16; ++i) field[i] = I(3 + i);
+  const reproblas_conv2d_shape *sp = strcmp(tok[3], "NULL") == 0 ? NULL : &shape;
+  reproblas_order order = (reproblas_order)I(19);
+  void *in1 = load(tok[20]), *in2 = load(tok[21]), *bias = load(tok[22]);
+  size_t size = (size_t)I(24) * (dbl ? sizeof(double) : sizeof(float));
+  void *out = strcmp(tok[23], "NULL") == 0 ? NULL : malloc(size + 1);
+  if (out) memset(out, 0xAB, size);
+  int rc;
+  if (strcmp(fn, "fwd") == 0)
+    rc = dbl ? reproblas_dconv2d(sp, in1, in2, bias, out, order)
+             : reproblas_sconv2d(sp, in1, in2, bias, out, order);
+  else if (strcmp(fn, "gin") == 0)
+    rc = dbl ? reproblas_dconv2d_grad_input(sp, in1, in2, out, order)
+             : reproblas_sconv2d_grad_input(sp, in1, in2, out, order);
+  else if (strcmp(fn, "gw") == 0)
+    rc = dbl ? reproblas_dconv2d_grad_weight(sp, in1, in2, out, order)
+             : reproblas_sconv2d_grad_weight(sp, in1, in2, out, order);
+  else
+    rc = dbl ? reproblas_dconv2d_grad_bias(sp, in1, out, order)
+             : reproblas_sconv2d_grad_bias(sp, in1, out, order);
+  if (out) save(tok[23], out, size);
+  printf("%d\n", rc);
+  free(in1);
+  free(in2);
+  free(bias);
+  free(out);
+}
+
 typedef float (*one_fn)(float);
 typedef int (*array_fn)(const float *, float *, size_t);
 static const struct {
@@ -223,6 +287,9 @@ int main(void) {
     else if (strcmp(tok[0], "gemv") == 0) gemv();
     else if (strcmp(tok[0], "ger") == 0) ger();
     else if (strcmp(tok[0], "gemm") == 0) gemm();
+    else if (strcmp(tok[0], "trsv") == 0) trsv();
+    else if (strcmp(tok[0], "trsm") == 0) trsm();
+    else if (strcmp(tok[0], "conv") == 0) conv();
     else if (strcmp(tok[0], "crlibm") == 0) crlibm(0);
     else if (strcmp(tok[0], "crlibm1") == 0) crlibm(1);
     else if (strcmp(tok[0], "strerror") == 0)

@@ -1,5 +1,5 @@
 /* libreproblas: the C ABI of reproblas.h, thin wrappers over the core entry
- * points the Python extension calls (level1.h, level3.h).
+ * points the Python extension calls (level1.h, level3.h, conv.h).
  *
  * The wrappers only check arguments (LAPACK numbering: -i for argument i),
  * read the environment knobs, and translate CBLAS conventions (layouts,
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv.h"
 #include "env.h"
 #include "level1.h"
 #include "level3.h"
@@ -295,6 +296,114 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
   rb_strides(layout, ReproblasNoTrans, ldc, &c_rs, &c_cs);
   return rb_capi_status(rb_gemm(dtype, rb_core_order(order), cfg, m, n, k, alpha, a, a_rs, a_cs,
                                 b, b_rs, b_cs, beta, c, c_rs, c_cs));
+}
+
+/* ---- triangular solves ---- */
+
+static int rb_valid_uplo(int v) { return v == ReproblasUpper || v == ReproblasLower; }
+static int rb_valid_diag(int v) { return v == ReproblasNonUnit || v == ReproblasUnit; }
+
+/* trsv (x, incx: the n x 1 right-hand side, copied when incx != 1) and trsm
+ * (b, ldb: the m x n right-hand sides) share the core's rb_trsm. */
+static int rb_capi_solve(int dtype, int right, int layout, int uplo, int trans, int diag,
+                         int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
+                         void *b, int64_t b_rs, int64_t b_cs, int order) {
+  rb_config cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  int64_t a_rs, a_cs;
+  rb_strides(layout, ReproblasNoTrans, lda, &a_rs, &a_cs);
+  return rb_capi_status(rb_trsm(dtype, rb_core_order(order), cfg, right, uplo == ReproblasLower,
+                                trans == ReproblasTrans, diag == ReproblasUnit, m, n, alpha, a,
+                                a_rs, a_cs, b, b_rs, b_cs));
+}
+
+static int rb_capi_trsv(int dtype, int layout, int uplo, int trans, int diag, int64_t n,
+                        const void *a, int64_t lda, void *x, int64_t incx, int order) {
+  if (!rb_valid_layout(layout)) return -1;
+  if (!rb_valid_uplo(uplo)) return -2;
+  if (!rb_valid_trans(trans)) return -3;
+  if (!rb_valid_diag(diag)) return -4;
+  if (n < 0) return -5;
+  if (a == NULL && n > 0) return -6;
+  if (!rb_ld_ok(layout, n, n, lda)) return -7;
+  if (x == NULL && n > 0) return -8;
+  if (incx == 0) return -9;
+  if (!rb_valid_order(order)) return -10;
+  size_t size = rb_size(dtype);
+  int own;
+  void *work = rb_gather(x, n, incx, size, 0, &own);
+  if (work == NULL && n > 0) return REPROBLAS_ERR_NO_MEMORY;
+  int rc = rb_capi_solve(dtype, 0, layout, uplo, trans, diag, n, 1, NULL, a, lda, work, 1, 1,
+                         order);
+  if (own) {
+    if (rc == REPROBLAS_SUCCESS) rb_scatter(x, n, incx, size, work);
+    free(work);
+  }
+  return rc;
+}
+
+static int rb_capi_trsm(int dtype, int layout, int side, int uplo, int trans, int diag,
+                        int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
+                        void *b, int64_t ldb, int order) {
+  if (!rb_valid_layout(layout)) return -1;
+  if (side != ReproblasLeft && side != ReproblasRight) return -2;
+  if (!rb_valid_uplo(uplo)) return -3;
+  if (!rb_valid_trans(trans)) return -4;
+  if (!rb_valid_diag(diag)) return -5;
+  if (m < 0) return -6;
+  if (n < 0) return -7;
+  int64_t na = side == ReproblasRight ? n : m;
+  if (a == NULL && na > 0 && m > 0 && n > 0) return -9;
+  if (!rb_ld_ok(layout, na, na, lda)) return -10;
+  if (b == NULL && m > 0 && n > 0) return -11;
+  if (!rb_ld_ok(layout, m, n, ldb)) return -12;
+  if (!rb_valid_order(order)) return -13;
+  int64_t b_rs, b_cs;
+  rb_strides(layout, ReproblasNoTrans, ldb, &b_rs, &b_cs);
+  return rb_capi_solve(dtype, side == ReproblasRight, layout, uplo, trans, diag, m, n, alpha, a,
+                       lda, b, b_rs, b_cs, order);
+}
+
+/* ---- convolution ---- */
+
+enum rb_capi_conv { RB_CAPI_CONV2D, RB_CAPI_GRAD_INPUT, RB_CAPI_GRAD_WEIGHT, RB_CAPI_GRAD_BIAS };
+
+/* The prototypes' order: (shape, in1, in2, [bias,] out, order); in2 is NULL
+ * for grad_bias (shape, grad_y, grad_b, order). */
+static int rb_capi_conv(int kind, int dtype, const reproblas_conv2d_shape *shape,
+                        const void *in1, const void *in2, const void *bias, void *out,
+                        int order) {
+  if (shape == NULL) return -1;
+  const rb_conv_shape g = {shape->n, shape->c, shape->h, shape->w, shape->k, shape->r,
+                           shape->s, shape->p, shape->q, shape->stride_h, shape->stride_w,
+                           shape->pad_top, shape->pad_left, shape->dilation_h,
+                           shape->dilation_w, shape->groups};
+  if (!rb_conv_shape_ok(&g)) return -1;
+  /* whether x, w, y are non-empty (no products: the fields may be large) */
+  const int nx = g.n && g.c && g.h && g.w, nw = g.k && g.c && g.r && g.s,
+            ny = g.n && g.k; /* p, q >= 1 */
+  /* (in1, in2, out) must be non-NULL when non-empty */
+  const int sizes[4][3] = {{nx, nw, ny}, {ny, nw, nx}, {nx, ny, nw}, {ny, 0, g.k > 0}};
+  const int *need = sizes[kind];
+  const int last = kind == RB_CAPI_GRAD_BIAS ? 4 : kind == RB_CAPI_CONV2D ? 6 : 5; /* order */
+  if (in1 == NULL && need[0]) return -2;
+  if (kind != RB_CAPI_GRAD_BIAS && in2 == NULL && need[1]) return -3;
+  if (out == NULL && need[2]) return -(last - 1);
+  if (!rb_valid_order(order)) return -last;
+  rb_config cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  int core = rb_core_order(order), rc;
+  switch (kind) {
+  case RB_CAPI_CONV2D: rc = rb_conv2d(dtype, core, cfg, &g, in1, in2, bias, out); break;
+  case RB_CAPI_GRAD_INPUT: rc = rb_conv2d_grad_input(dtype, core, cfg, &g, in1, in2, out); break;
+  case RB_CAPI_GRAD_WEIGHT:
+    rc = rb_conv2d_grad_weight(dtype, core, cfg, &g, in1, in2, out);
+    break;
+  default: rc = rb_conv2d_grad_bias(dtype, core, cfg, &g, in1, out); break;
+  }
+  return rb_capi_status(rc);
 }
 
 /* ---- the float and double entry points ---- */

@@ -1,5 +1,5 @@
 /* reproblas convolution core: the "gather gemm" that conv2d and its three
- * gradients reduce to (reproblas/_conv.py builds the operands).
+ * gradients reduce to (conv_driver.c builds the operands).
  *
  *   dst[doff[j] + i*drow] = S_ij  (or S_ij ⊕ bias[i] when bias != NULL),
  *   S_ij = the ordered sum (SPEC §2, `order`) over t of A(i, t) * B(t, j),
@@ -10,7 +10,7 @@
  * use its rows of the full weight matrix in place. Columns are independent:
  * the thread split and the column chunks change who computes a column, never
  * its operations (each column is one gemm column, through the gemm engine's
- * micro-kernels). Return 0, -1 for a bad dtype/order/isa/size, -2 when memory
+ * micro-kernels). rb_conv2d & co. below build its operands. Return 0, -1 for a bad dtype/order/isa/size, -2 when memory
  * runs out.
  */
 #ifndef RB_CONV_H
@@ -24,6 +24,39 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
                    int64_t cols, const void *at, const int64_t *aoff, const void *src,
                    const int64_t *toff, const int64_t *coff, void *dst, const int64_t *doff,
                    int64_t drow, const void *bias);
+
+/* dst[b][j][i] = src[b][i][j] for `batch` contiguous rows x cols matrices
+ * (the weights' layouts of the gather gemms). */
+void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, const void *src,
+                       void *dst);
+
+/* A convolution's sizes (NCHW, contiguous): x[n, c, h, w], w[k, c/groups, r, s],
+ * y[n, k, p, q], as SPEC §3 "Convolution". p and q are the output sizes; any
+ * bottom / right padding >= 0 is implied by them. */
+typedef struct {
+  int64_t n, c, h, w, k, r, s, p, q, stride_h, stride_w, pad_top, pad_left, dilation_h,
+      dilation_w, groups;
+} rb_conv_shape;
+
+/* The largest size or parameter (the index arithmetic stays far from overflow). */
+#define RB_CONV_MAX_DIM ((int64_t)1 << 30)
+
+/* Whether a shape is valid: fields in [0, RB_CONV_MAX_DIM], strides, dilations
+ * and groups >= 1, groups dividing c and k, and p, q >= 1 the output sizes of
+ * some bottom / right padding >= 0 (p*stride_h >= h + pad_top - dilation_h*(r-1)). */
+int rb_conv_shape_ok(const rb_conv_shape *g);
+
+/* The four routines of SPEC §3 on contiguous arrays (bias may be NULL): the
+ * planning into gather gemms (conv_driver.c) that the Python layer and the C
+ * ABI share. Return 0, -1 for a bad dtype/order/isa/shape, -2 out of memory. */
+int rb_conv2d(int dtype, int order, rb_config cfg, const rb_conv_shape *g, const void *x,
+              const void *w, const void *bias, void *y);
+int rb_conv2d_grad_input(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                         const void *grad_y, const void *w, void *grad_x);
+int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                          const void *x, const void *grad_y, void *grad_w);
+int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                        const void *grad_y, void *grad_b);
 
 /* Test knobs (they never change results): columns per chunk, the gemm's kc,
  * the multiply-adds below which one thread is used (values < 1 restore the

@@ -1,0 +1,316 @@
+/* conv2d and its three gradients (SPEC §3 "Convolution") on contiguous NCHW
+ * arrays: the planning that reduces each to gather gemms (conv.h) or gemms
+ * (level3.h). Shared by the Python extension and the C ABI.
+ *
+ * Padding positions are absent terms, not zeros, so outputs whose windows are
+ * cut by the border cannot share one im2col matrix with the others. Along each
+ * spatial axis the output positions are grouped into *classes* with the same
+ * set of present kernel taps (for a 3x3 kernel with padding 1: first row,
+ * interior rows, last row); each pair of a row class and a column class is one
+ * gather gemm whose term list holds exactly the present terms, in SPEC's
+ * order. Within a class the source index separates as base[position] +
+ * delta[tap], which is what makes the offsets toff[t] + coff[j].
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv.h"
+#include "level3.h"
+
+/* The positions of one class along an axis, its present taps, and the
+ * separation idx(pos[i], tap[t]) = base[i] + delta[t]. */
+typedef struct {
+  int64_t npos, ntaps;
+  int64_t *pos, *base, *taps, *delta;
+} conv_class;
+
+typedef struct {
+  int64_t count;
+  conv_class *cls;
+  int64_t *store; /* the arrays of every class */
+  unsigned char *keys;
+} conv_axis;
+
+/* The index map of an axis. Forward (conv2d): output position p, tap r ->
+ * input index p*stride - pad + r*dil, present when inside the input.
+ * Transposed (grad_input): input index h, tap r -> the output position p with
+ * h = p*stride - pad + r*dil, present when it exists. */
+static int axis_index(int transposed, int64_t size, int64_t out, int64_t stride, int64_t pad,
+                      int64_t dil, int64_t i, int64_t r, int64_t *idx) {
+  if (!transposed) {
+    *idx = i * stride - pad + r * dil;
+    return *idx >= 0 && *idx < size;
+  }
+  const int64_t num = i + pad - r * dil;
+  if (num < 0 || num % stride != 0) return 0;
+  *idx = num / stride;
+  return *idx < out;
+}
+
+static void axis_free(conv_axis *ax) {
+  free(ax->cls);
+  free(ax->store);
+  free(ax->keys);
+}
+
+/* Groups the `count` positions of an axis by their set of present taps.
+ * Returns 0 or -2 (out of memory). */
+static int axis_classes(conv_axis *ax, int transposed, int64_t count, int64_t size, int64_t out,
+                        int64_t k, int64_t stride, int64_t pad, int64_t dil) {
+  memset(ax, 0, sizeof *ax);
+  ax->keys = malloc((size_t)(count * k + 1));
+  int64_t *cls_of = malloc(sizeof(int64_t) * (size_t)(3 * count + 1));
+  ax->cls = calloc((size_t)count + 1, sizeof(conv_class));
+  ax->store = malloc(sizeof(int64_t) * (size_t)(2 * count + 2 * count * k + 1));
+  if (!ax->keys || !cls_of || !ax->cls || !ax->store) {
+    free(cls_of);
+    axis_free(ax);
+    return -2;
+  }
+  int64_t *first_of = cls_of + count; /* the first position of each class */
+  uint64_t *hash_of = (uint64_t *)(first_of + count); /* a hash of each class's key */
+  int64_t idx = 0, *next = ax->store;
+  for (int64_t i = 0; i < count; ++i) {
+    unsigned char *key = ax->keys + i * k;
+    uint64_t hash = 14695981039346656037u; /* FNV-1a: most keys are told apart by it */
+    for (int64_t r = 0; r < k; ++r) {
+      key[r] = (unsigned char)axis_index(transposed, size, out, stride, pad, dil, i, r, &idx);
+      hash = (hash ^ key[r]) * 1099511628211u;
+    }
+    int64_t c = 0;
+    while (c < ax->count &&
+           (hash_of[c] != hash || memcmp(ax->keys + first_of[c] * k, key, (size_t)k) != 0))
+      ++c;
+    if (c == ax->count) { /* a new class: its taps and deltas from this first position */
+      conv_class *cl = &ax->cls[ax->count++];
+      first_of[c] = i;
+      hash_of[c] = hash;
+      cl->taps = next;
+      for (int64_t r = 0; r < k; ++r)
+        if (key[r]) cl->taps[cl->ntaps++] = r;
+      cl->delta = cl->taps + cl->ntaps;
+      int64_t first = 0;
+      for (int64_t t = 0; t < cl->ntaps; ++t) {
+        axis_index(transposed, size, out, stride, pad, dil, i, cl->taps[t], &idx);
+        if (t == 0) first = idx;
+        cl->delta[t] = idx - first;
+      }
+      next = cl->delta + cl->ntaps;
+    }
+    cls_of[i] = c;
+  }
+  /* positions (ascending) and bases, class by class */
+  for (int64_t c = 0; c < ax->count; ++c) {
+    conv_class *cl = &ax->cls[c];
+    cl->pos = next;
+    for (int64_t i = first_of[c]; i < count; ++i)
+      if (cls_of[i] == c) cl->pos[cl->npos++] = i;
+    cl->base = cl->pos + cl->npos;
+    for (int64_t i = 0; i < cl->npos; ++i) {
+      idx = 0;
+      if (cl->ntaps)
+        axis_index(transposed, size, out, stride, pad, dil, cl->pos[i], cl->taps[0], &idx);
+      cl->base[i] = idx;
+    }
+    next = cl->base + cl->npos;
+  }
+  free(cls_of);
+  return 0;
+}
+
+int rb_conv_shape_ok(const rb_conv_shape *g) {
+  const int64_t *v = &g->n;
+  for (int i = 0; i < 16; ++i)
+    if (v[i] < 0 || v[i] > RB_CONV_MAX_DIM) return 0;
+  if (g->stride_h < 1 || g->stride_w < 1 || g->dilation_h < 1 || g->dilation_w < 1 ||
+      g->groups < 1 || g->c % g->groups || g->k % g->groups)
+    return 0;
+  /* p and q: the output sizes of some bottom / right padding >= 0 */
+  return g->p >= 1 && g->q >= 1 &&
+         g->p * g->stride_h >= g->h + g->pad_top - g->dilation_h * (g->r - 1) &&
+         g->q * g->stride_w >= g->w + g->pad_left - g->dilation_w * (g->s - 1);
+}
+
+static int64_t conv_size(int dtype) { return dtype == RB_F32 ? 4 : 8; }
+
+/* 1 or 0 of the element type: the gemms' alpha and beta. */
+static const void *conv_constant(int dtype, int one) {
+  static const float f[2] = {0.0f, 1.0f};
+  static const double d[2] = {0.0, 1.0};
+  return dtype == RB_F32 ? (const void *)&f[one] : (const void *)&d[one];
+}
+
+/* Offsets dst = sum of the broadcast parts, first outermost: out[(i, j, l)] =
+ * a[i] + b[j] + c[l]. */
+static void outer3(int64_t na, int64_t sa, const int64_t *b, int64_t nb, int64_t sb,
+                   const int64_t *c, int64_t nc, int64_t sc, int64_t *out) {
+  for (int64_t i = 0; i < na; ++i)
+    for (int64_t j = 0; j < nb; ++j)
+      for (int64_t l = 0; l < nc; ++l) *out++ = i * sa + b[j] * sb + c[l] * sc;
+}
+
+/* conv2d (transposed == 0: src = x, dst = y, the forward index map) or its
+ * input gradient (transposed != 0: src = grad_y, dst = grad_x). wt: per group,
+ * the weights as (src channel, r, s, dst channel) rows x terms. */
+static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                              int transposed, const void *wt, const void *src,
+                              const void *bias, void *dst) {
+  const int64_t sc = transposed ? g->k : g->c, sh = transposed ? g->p : g->h,
+                sw = transposed ? g->q : g->w;
+  const int64_t dc = transposed ? g->c : g->k, dh = transposed ? g->h : g->p,
+                dw = transposed ? g->w : g->q;
+  const int64_t src_cg = sc / g->groups, rows = dc / g->groups, kr = g->r, ks = g->s;
+  const int64_t size = conv_size(dtype);
+  conv_axis ay, ax;
+  if (axis_classes(&ay, transposed, dh, g->h, g->p, kr, g->stride_h, g->pad_top, g->dilation_h))
+    return -2;
+  if (axis_classes(&ax, transposed, dw, g->w, g->q, ks, g->stride_w, g->pad_left,
+                   g->dilation_w)) {
+    axis_free(&ay);
+    return -2;
+  }
+  int64_t *buf = malloc(sizeof(int64_t) *
+                        (size_t)(2 * src_cg * kr * ks + 2 * g->n * dh * dw + 1));
+  int rc = buf ? 0 : -2;
+  for (int64_t a = 0; a < ay.count && rc == 0; ++a)
+    for (int64_t b = 0; b < ax.count && rc == 0; ++b) {
+      const conv_class *cy = &ay.cls[a], *cx = &ax.cls[b];
+      const int64_t terms = src_cg * cy->ntaps * cx->ntaps, cols = g->n * cy->npos * cx->npos;
+      int64_t *aoff = buf, *toff = aoff + terms, *coff = toff + terms, *doff = coff + cols;
+      outer3(src_cg, kr * ks * rows, cy->taps, cy->ntaps, ks * rows, cx->taps, cx->ntaps, rows,
+             aoff);
+      outer3(src_cg, sh * sw, cy->delta, cy->ntaps, sw, cx->delta, cx->ntaps, 1, toff);
+      outer3(g->n, sc * sh * sw, cy->base, cy->npos, sw, cx->base, cx->npos, 1, coff);
+      outer3(g->n, dc * dh * dw, cy->pos, cy->npos, dw, cx->pos, cx->npos, 1, doff);
+      for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi)
+        rc = rb_gather_gemm(dtype, order, cfg, rows, terms, cols,
+                            (const char *)wt + gi * rows * src_cg * kr * ks * size, aoff,
+                            (const char *)src + gi * src_cg * sh * sw * size, toff, coff,
+                            (char *)dst + gi * rows * dh * dw * size, doff, dh * dw,
+                            bias ? (const char *)bias + gi * rows * size : NULL);
+    }
+  free(buf);
+  axis_free(&ay);
+  axis_free(&ax);
+  return rc;
+}
+
+/* The weights transposed for gather_convolution, then the convolution. */
+static int transposed_weights_run(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                                  int transposed, const void *w, const void *src,
+                                  const void *bias, void *dst) {
+  const int64_t cg = g->c / g->groups, kg = g->k / g->groups, rs = g->r * g->s;
+  void *wt = malloc((size_t)(g->k * cg * rs * conv_size(dtype) + 1));
+  if (!wt) return -2;
+  if (transposed) /* A(c', (k, r, s)) as (k, r, s, c') */
+    rb_conv_transpose(dtype, g->k, cg, rs, w, wt);
+  else /* A(k, (c', r, s)) as (c', r, s, k): a class's taps are a block of it */
+    rb_conv_transpose(dtype, g->groups, kg, cg * rs, w, wt);
+  int rc = gather_convolution(dtype, order, cfg, g, transposed, wt, src, bias, dst);
+  free(wt);
+  return rc;
+}
+
+static int conv_args_ok(int dtype, int order, const rb_conv_shape *g) {
+  return (dtype == RB_F32 || dtype == RB_F64) && (order == RB_SEQUENTIAL || order == RB_PAIRWISE) &&
+         rb_conv_shape_ok(g);
+}
+
+int rb_conv2d(int dtype, int order, rb_config cfg, const rb_conv_shape *g, const void *x,
+              const void *w, const void *bias, void *y) {
+  if (!conv_args_ok(dtype, order, g)) return -1;
+  if (g->n == 0 || g->k == 0) return 0;
+  return transposed_weights_run(dtype, order, cfg, g, 0, w, x, bias, y);
+}
+
+int rb_conv2d_grad_input(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                         const void *grad_y, const void *w, void *grad_x) {
+  if (!conv_args_ok(dtype, order, g)) return -1;
+  if (g->n == 0 || g->c == 0 || g->h == 0 || g->w == 0) return 0;
+  return transposed_weights_run(dtype, order, cfg, g, 1, w, grad_y, NULL, grad_x);
+}
+
+/* The present outputs of tap r along an axis are a range [*p0, *p0 + count),
+ * reading the inputs *h0, *h0 + stride, ... */
+static int64_t tap_range(int64_t size, int64_t out, int64_t stride, int64_t pad, int64_t dil,
+                         int64_t r, int64_t *p0, int64_t *h0) {
+  const int64_t shift = r * dil - pad; /* input index of output 0 */
+  int64_t lo = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+  int64_t hi = size - 1 - shift < 0 ? 0 : (size - 1 - shift) / stride + 1;
+  if (hi > out) hi = out;
+  *p0 = lo;
+  *h0 = lo * stride + shift;
+  return hi > lo ? hi - lo : 0;
+}
+
+/* Per tap (r, s) and group: gw[k, c', r, s] = the gemm over the terms (n, p, q)
+ * of grad_y (k rows) and x (c' rows), both gathered to contiguous rows. */
+int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                          const void *x, const void *grad_y, void *grad_w) {
+  if (!conv_args_ok(dtype, order, g)) return -1;
+  const int64_t cg = g->c / g->groups, kg = g->k / g->groups, size = conv_size(dtype);
+  if (g->k == 0 || cg == 0 || g->r == 0 || g->s == 0) return 0;
+  const int64_t hw = g->h * g->w, pq = g->p * g->q;
+  char *a = malloc((size_t)((kg + cg) * g->n * pq * size + 1));
+  if (!a) return -2;
+  char *b = a + kg * g->n * pq * size;
+  const void *alpha = conv_constant(dtype, 1), *beta = conv_constant(dtype, 0);
+  int rc = 0;
+  for (int64_t ri = 0; ri < g->r && rc == 0; ++ri)
+    for (int64_t si = 0; si < g->s && rc == 0; ++si) {
+      int64_t p0, h0, q0, v0;
+      const int64_t np = tap_range(g->h, g->p, g->stride_h, g->pad_top, g->dilation_h, ri, &p0, &h0);
+      const int64_t nq = tap_range(g->w, g->q, g->stride_w, g->pad_left, g->dilation_w, si, &q0, &v0);
+      const int64_t terms = g->n * np * nq;
+      for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi) {
+        int64_t t = 0;
+        for (int64_t n = 0; n < g->n; ++n)
+          for (int64_t i = 0; i < np; ++i, t += nq) {
+            for (int64_t k = 0; k < kg; ++k)
+              memcpy(a + (k * terms + t) * size,
+                     (const char *)grad_y +
+                         (((n * g->k + gi * kg + k) * g->p + p0 + i) * g->q + q0) * size,
+                     (size_t)(nq * size));
+            for (int64_t c = 0; c < cg; ++c) {
+              const char *row = (const char *)x +
+                                ((n * g->c + gi * cg + c) * hw + (h0 + i * g->stride_h) * g->w + v0) * size;
+              char *d = b + (c * terms + t) * size;
+              if (g->stride_w == 1)
+                memcpy(d, row, (size_t)(nq * size));
+              else if (size == 4)
+                for (int64_t j = 0; j < nq; ++j)
+                  ((float *)d)[j] = ((const float *)row)[j * g->stride_w];
+              else
+                for (int64_t j = 0; j < nq; ++j)
+                  ((double *)d)[j] = ((const double *)row)[j * g->stride_w];
+            }
+          }
+        const int64_t rs = g->r * g->s;
+        rc = rb_gemm(dtype, order, cfg, kg, cg, terms, alpha, a, terms, 1, b, 1, terms, beta,
+                     (char *)grad_w + ((gi * kg * cg) * rs + ri * g->s + si) * size, cg * rs, rs);
+      }
+    }
+  free(a);
+  return rc;
+}
+
+/* gb[k]: the terms grad_y[n, k, p, q] as a gemv with ones (g ⊗ 1 = g and
+ * fma(g, 1, S) = S ⊕ g: the plain terms in order), rows gathered per k. */
+int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                        const void *grad_y, void *grad_b) {
+  if (!conv_args_ok(dtype, order, g)) return -1;
+  if (g->k == 0) return 0;
+  const int64_t pq = g->p * g->q, terms = g->n * pq, size = conv_size(dtype);
+  char *a = malloc((size_t)(g->k * terms * size + 1));
+  if (!a) return -2;
+  for (int64_t n = 0; n < g->n; ++n)
+    for (int64_t k = 0; k < g->k; ++k)
+      memcpy(a + (k * terms + n * pq) * size, (const char *)grad_y + (n * g->k + k) * pq * size,
+             (size_t)(pq * size));
+  const void *alpha = conv_constant(dtype, 1), *beta = conv_constant(dtype, 0);
+  /* B: a terms x 1 column of ones, read through stride 0 */
+  int rc = rb_gemm(dtype, order, cfg, g->k, 1, terms, alpha, a, terms, 1, alpha, 0, 0, beta,
+                   grad_b, 1, 1);
+  free(a);
+  return rc;
+}
