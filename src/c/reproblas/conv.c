@@ -217,3 +217,26 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
     if (s.status[p] != 0) return -2;
   return 0;
 }
+
+/* Blocked so that both the rows read and the rows written stay in cache. */
+#define CONV_TRANSPOSE(T)                                                                   \
+  do {                                                                                      \
+    const T *sb = src;                                                                      \
+    T *db = dst;                                                                            \
+    for (int64_t b = 0; b < batch; ++b, sb += rows * cols, db += rows * cols)               \
+      for (int64_t i0 = 0; i0 < rows; i0 += 16)                                             \
+        for (int64_t j0 = 0; j0 < cols; j0 += 16) {                                         \
+          const int64_t i1 = rows - i0 < 16 ? rows : i0 + 16;                               \
+          const int64_t j1 = cols - j0 < 16 ? cols : j0 + 16;                               \
+          for (int64_t i = i0; i < i1; ++i)                                                 \
+            for (int64_t j = j0; j < j1; ++j) db[j * rows + i] = sb[i * cols + j];          \
+        }                                                                                   \
+  } while (0)
+
+void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, const void *src,
+                       void *dst) {
+  if (dtype == RB_F32)
+    CONV_TRANSPOSE(float);
+  else
+    CONV_TRANSPOSE(double);
+}

@@ -80,9 +80,11 @@ CR_FN float cr_rsqrt_special(float x) {
   if (u == 0x80000000u) return cr_f32_from_bits(0xFF800000u); /* -0 -> -inf (SPEC) */
   if (u == 0x7F800000u) return 0.0f;                          /* +inf -> +0 */
   if (u >= 0x7F800000u) return cr_f32_nan();                  /* NaN, x < 0 */
-  /* A fast-path lane near a midpoint: sqrt and div give |y/r - 1| < 2^-51. */
+  /* A fast-path lane near a midpoint: sqrt(x)/x, two roundings, gives
+   * |y/r - 1| < 2^-51. (1/sqrt(x) would do as well, but nvcc turns a division
+   * of the constant 1 into rcp.rn.f64, which the PTX lint rejects.) */
   double xd = (double)x;
-  return cr_rsqrt_decide(xd, 1.0 / sqrt(xd));
+  return cr_rsqrt_decide(xd, sqrt(xd) / xd);
 }
 
 #endif /* CR_RSQRT_H */
