@@ -10,8 +10,10 @@ CPUs of this process), ``REPROBLAS_ISA`` (``scalar``, ``avx2``, ``avx512``).
 """
 from ._api import ORDERS, asum, axpy, dot, iamax, nrm2, scal, sum
 from ._core import best_isa, isa_names
+from ._conv import conv2d, conv2d_grad_bias, conv2d_grad_input, conv2d_grad_weight
 from ._level23 import gemm, gemv, ger, matmul
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names", "gemm", "gemv", "ger", "matmul"]
+           "isa_names", "gemm", "gemv", "ger", "matmul", "conv2d", "conv2d_grad_input",
+           "conv2d_grad_weight", "conv2d_grad_bias"]
 __version__ = "0.1.0"

@@ -252,3 +252,67 @@ def set_l3_tuning(int64_t mc=0, int64_t nc=0, int64_t kc=0, int64_t min_work=0):
     """Level-2/3 block sizes and per-thread work for tests (never change results);
     0 restores defaults."""
     rb_l3_set_tuning(mc, nc, kc, min_work)
+
+
+# ---- convolution (src/c/reproblas/conv.h) ----
+
+cdef extern from "conv.h":
+    int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t terms,
+                       int64_t cols, const void *at, const int64_t *aoff, const void *src,
+                       const int64_t *toff, const int64_t *coff, void *dst,
+                       const int64_t *doff, int64_t drow, const void *bias) nogil
+    void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t direct_cols)
+    void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols,
+                           const void *src, void *dst) nogil
+
+
+def gather_gemm(int order, int64_t rows, cnp.ndarray at, cnp.ndarray aoff, cnp.ndarray src,
+                cnp.ndarray toff, cnp.ndarray coff, cnp.ndarray dst, cnp.ndarray doff,
+                int64_t drow, cnp.ndarray bias, int isa, int threads):
+    """dst.flat[doff[j] + i*drow] = S_ij (+ bias[i]), S_ij the ordered sum over t of
+    at.flat[aoff[t] + i] * src.flat[toff[t] + coff[j]], i < rows. at, src, dst:
+    C-contiguous of one dtype; aoff, toff, coff, doff: contiguous int64 of which
+    _conv.py has checked that every offset addresses an element."""
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(dst)
+    cdef int64_t terms = toff.shape[0]
+    cdef int64_t cols = coff.shape[0]
+    cdef const void *pat = cnp.PyArray_DATA(at)
+    cdef const int64_t *pa = <const int64_t *>cnp.PyArray_DATA(aoff)
+    cdef const void *psrc = cnp.PyArray_DATA(src)
+    cdef const int64_t *pt = <const int64_t *>cnp.PyArray_DATA(toff)
+    cdef const int64_t *pc = <const int64_t *>cnp.PyArray_DATA(coff)
+    cdef void *pdst = cnp.PyArray_DATA(dst)
+    cdef const int64_t *pd = <const int64_t *>cnp.PyArray_DATA(doff)
+    cdef const void *pb = cnp.PyArray_DATA(bias) if bias is not None else NULL
+    cdef int rc
+    with nogil:
+        rc = rb_gather_gemm(dtype, order, cfg, rows, terms, cols, pat, pa, psrc, pt, pc, pdst,
+                            pd, drow, pb)
+    if rc == -2:
+        raise MemoryError("reproblas conv: out of memory for the gather buffers")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected a convolution (isa={isa}, order={order})")
+
+
+def transpose_last2(cnp.ndarray a):
+    """A new C-contiguous array: a (C-contiguous, float, shape (batch, rows, cols)) with
+    its last two axes swapped; a cache-blocked copy (NumPy's strided copy is slow here)."""
+    cdef int dtype = _dtype_code(a)
+    cdef int64_t batch = a.shape[0]
+    cdef int64_t rows = a.shape[1]
+    cdef int64_t cols = a.shape[2]
+    cdef cnp.ndarray out = np.empty((batch, cols, rows), dtype=a.dtype)
+    cdef const void *ps = cnp.PyArray_DATA(a)
+    cdef void *pd = cnp.PyArray_DATA(out)
+    with nogil:
+        rb_conv_transpose(dtype, batch, rows, cols, ps, pd)
+    return out
+
+
+def set_conv_tuning(int64_t chunk=0, int64_t kc=0, int64_t min_work=0, int64_t direct_cols=0):
+    """Convolution column chunk, gemm kc, per-thread work and the direct kernel's
+    column limit (-1: never) for tests (never change results); 0 restores defaults."""
+    rb_conv_set_tuning(chunk, kc, min_work, direct_cols)

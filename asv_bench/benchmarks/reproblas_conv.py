@@ -1,6 +1,6 @@
 """asv benchmarks: reproblas conv2d and its gradients (NCHW, 3x3, padding 1), against
-torch.nn.functional.conv2d and its gradients when PyTorch is installed. Skipped until
-reproblas has the routine.
+torch.nn.functional.conv2d and its gradients when PyTorch is installed (skipped without it),
+1 and 2 threads. tools/bench_reproblas_conv.py measures the ResNet-50 layers and the ratios.
 """
 import numpy as np
 

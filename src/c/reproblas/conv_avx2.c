@@ -1,0 +1,22 @@
+/* AVX2+FMA path of the convolution kernels: 2W rows x 6 columns per register
+ * tile, as the gemm micro-kernel. Called only on CPUs with AVX2 and FMA. */
+#include "conv_kernels.h"
+#include "level1.h"
+#if defined(__x86_64__)
+#pragma GCC target("avx2,fma")
+#define RB_ISA_SUFFIX avx2
+#include "lanes/avx2.h"
+#define RB_CD_MV 2
+#define RB_CD_NR 6
+
+#include "type_f32.h"
+#include "conv_kernels.inc"
+#include "type_undef.h"
+
+#include "type_f64.h"
+#include "conv_kernels.inc"
+#include "type_undef.h"
+
+const rb_conv_kernels rb_conv_avx2 = {conv_direct_f32, conv_direct_f64};
+#endif
+

@@ -1,0 +1,18 @@
+/* Portable path of the convolution kernels (one-lane vectors, libm fma). */
+#include "conv_kernels.h"
+#include "level1.h"
+#define RB_ISA_SUFFIX scalar
+#include "lanes/scalar.h"
+#define RB_CD_MV 4
+#define RB_CD_NR 3
+
+#include "type_f32.h"
+#include "conv_kernels.inc"
+#include "type_undef.h"
+
+#include "type_f64.h"
+#include "conv_kernels.inc"
+#include "type_undef.h"
+
+const rb_conv_kernels rb_conv_scalar = {conv_direct_f32, conv_direct_f64};
+

@@ -1,0 +1,289 @@
+"""reproblas conv2d and its gradients against the literal SPEC reference
+(test_reproblas_conv_reference.py), bit for bit: stride, padding ('same',
+'valid', asymmetric), dilation, groups, bias, both orders and dtypes, special
+values at the borders, every CPU path and thread count, chunk and kc splits,
+batch invariance and operand layouts."""
+import numpy as np
+import pytest
+
+import reproblas as rb
+from reproblas import _core
+import test_reproblas_conv_reference as cref
+from test_reproblas_gemm import data
+from test_reproblas_reference import same_bits
+
+DTYPES = [np.float32, np.float64]
+ORDERS = ["sequential", "pairwise"]
+ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
+THREADS = [1, 2, 3, 4]
+# (chunk columns, kc, min_work, direct kernel's column limit): defaults (small
+# classes: the direct kernel); the gemm engine only, with tiny chunks, kc = 2
+# inside every term list and a thread per unit; mid-size chunks, direct kernel
+# for up to 5 columns.
+TUNINGS = [(0, 0, 0, 0), (1, 2, 1, -1), (7, 5, 1, 5)]
+
+# (N, C, H, W), (K, R, S), stride, padding, dilation, groups, bias
+CASES = [
+    ((2, 3, 5, 6), (4, 3, 3), 1, 1, 1, 1, True),
+    ((1, 2, 7, 5), (3, 3, 2), (2, 1), (1, 2), (1, 2), 1, False),
+    ((2, 4, 6, 6), (6, 2, 3), 1, "same", 2, 2, True),
+    ((1, 2, 5, 4), (2, 4, 2), 1, "same", 1, 1, False),  # even kernel: extra pad bottom/right
+    ((1, 3, 6, 7), (2, 3, 3), 3, "valid", 1, 1, True),
+    ((2, 4, 4, 5), (4, 1, 1), 2, 0, 1, 4, False),  # depthwise 1x1, stride 2
+    ((1, 1, 3, 3), (2, 3, 3), 1, 2, 1, 1, True),  # padding larger than the image edge
+    ((1, 2, 3, 4), (2, 5, 3), (1, 2), (3, 1), (1, 1), 1, False),  # empty windows
+]
+
+
+@pytest.fixture(autouse=True)
+def default_tuning():
+    yield
+    _core.set_conv_tuning()
+
+
+def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
+    for tuning in tunings:
+        _core.set_conv_tuning(*tuning)
+        for isa in isas:
+            monkeypatch.setenv("REPROBLAS_ISA", isa)
+            for t in threads:
+                monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
+                yield (tuning, isa, t)
+
+
+def operands(case, dtype, seed=0):
+    (n, c, h, w), (k, r, s), stride, padding, dilation, groups, has_bias = case
+    rng = np.random.default_rng(seed)
+    x = data(rng, (n, c, h, w), dtype)
+    wt = data(rng, (k, c // groups, r, s), dtype)
+    bias = data(rng, (k,), dtype) if has_bias else None
+    params = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    _, _, _, (p, q) = cref.geometry((h, w), (r, s), stride, padding, dilation)
+    gy = data(rng, (n, k, p, q), dtype)
+    return x, wt, bias, gy, params
+
+
+def check(got, expected, what):
+    assert got.dtype == expected.dtype and got.shape == expected.shape, what
+    assert got.flags.c_contiguous, what
+    if not same_bits(got, expected):
+        bad = np.argwhere(~((got == expected) | (np.isnan(got) & np.isnan(expected)) )
+                          | (np.signbit(got) != np.signbit(expected)))
+        i = tuple(bad[0])
+        pytest.fail(f"{what}: {len(bad)} of {got.size} differ, first at {i}: "
+                    f"got {got[i]!r}, expected {expected[i]!r}")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_matches_reference(case, dtype, order, monkeypatch):
+    x, w, b, gy, params = operands(CASES[case], dtype, seed=case)
+    ref_y = cref.conv2d(x, w, b, params["stride"], params["padding"], params["dilation"],
+                        params["groups"], order)
+    ref_gx = cref.grad_input(gy, w, x.shape, params["stride"], params["padding"],
+                             params["dilation"], params["groups"], order)
+    ref_gw = cref.grad_weight(x, gy, w.shape, params["stride"], params["padding"],
+                              params["dilation"], params["groups"], order)
+    ref_gb = cref.grad_bias(gy, order)
+    for cfg in each_config(monkeypatch):
+        check(rb.conv2d(x, w, b, **params, order=order), ref_y, f"conv2d {cfg}")
+        check(rb.conv2d_grad_input(gy, w, x.shape, **params, order=order), ref_gx,
+              f"grad_input {cfg}")
+        check(rb.conv2d_grad_weight(x, gy, w.shape, **params, order=order), ref_gw,
+              f"grad_weight {cfg}")
+        check(rb.conv2d_grad_bias(gy, order=order), ref_gb, f"grad_bias {cfg}")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_padding_is_absent_not_zero(order, dtype, monkeypatch):
+    """-0 inputs sum to -0 (a padded +0 product would make the border +0), and an
+    infinite weight on a tap that only meets padding leaves the border finite (0*inf
+    would be NaN under an im2col with zeros)."""
+    x = np.full((1, 2, 4, 5), -0.0, dtype)
+    w = np.ones((3, 2, 3, 3), dtype)
+    y = rb.conv2d(x, w, padding=1, order=order)
+    assert np.all(y == 0) and np.all(np.signbit(y))
+    x = np.ones((1, 1, 4, 5), dtype)
+    w = np.ones((1, 1, 3, 3), dtype)
+    w[0, 0, 0, :] = np.inf  # the top row of taps: absent on the first output row
+    for _ in each_config(monkeypatch, tunings=TUNINGS[:2]):
+        y = rb.conv2d(x, w, padding=1, order=order)
+        assert np.all(np.isfinite(y[0, 0, 0])) and np.all(np.isposinf(y[0, 0, 1:]))
+        check(y, cref.conv2d(x, w, None, 1, 1, 1, 1, order), "inf weights")
+        gy = np.ones((1, 1, 4, 5), dtype)
+        gx = rb.conv2d_grad_input(gy, w, x.shape, padding=1, order=order)
+        # input row 3 is read by the top tap row only from output row 4, which does not exist
+        assert np.all(np.isfinite(gx[0, 0, 3]))
+        check(gx, cref.grad_input(gy, w, x.shape, 1, 1, 1, 1, order), "inf weights grad_input")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_special_values(order, dtype, monkeypatch):
+    rng = np.random.default_rng(5)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -5e-324, 1e-45, 3e38],
+                        dtype=np.float64).astype(dtype)
+    x = data(rng, (2, 2, 5, 4), dtype)
+    w = data(rng, (3, 2, 2, 3), dtype)
+    gy = data(rng, (2, 3, 5, 4), dtype)
+    for a in (x, w, gy):
+        flat = a.reshape(-1)
+        idx = rng.choice(flat.size, flat.size // 4, replace=False)
+        flat[idx] = rng.choice(specials, idx.size)
+    b = rng.choice(specials, 3).astype(dtype)
+    ref_y = cref.conv2d(x, w, b, 1, "same", 1, 1, order)
+    ref_gx = cref.grad_input(gy, w, x.shape, 1, "same", 1, 1, order)
+    ref_gw = cref.grad_weight(x, gy, w.shape, 1, "same", 1, 1, order)
+    ref_gb = cref.grad_bias(gy, order)
+    with np.errstate(all="ignore"):
+        for cfg in each_config(monkeypatch, tunings=TUNINGS[:2], threads=[1, 3]):
+            check(rb.conv2d(x, w, b, padding="same", order=order), ref_y, f"conv2d {cfg}")
+            check(rb.conv2d_grad_input(gy, w, x.shape, padding="same", order=order), ref_gx,
+                  f"grad_input {cfg}")
+            check(rb.conv2d_grad_weight(x, gy, w.shape, padding="same", order=order), ref_gw,
+                  f"grad_weight {cfg}")
+            check(rb.conv2d_grad_bias(gy, order=order), ref_gb, f"grad_bias {cfg}")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_paths_threads_and_batch_agree_on_a_larger_layer(order, dtype, monkeypatch):
+    """A layer big enough for several chunks, row splits and kc blocks: every path
+    and thread count gives the same bits, and each image of the batch alone gives
+    the bits of its row of the batched call (batch invariance)."""
+    rng = np.random.default_rng(7)
+    x = data(rng, (3, 24, 11, 13), dtype)
+    w = data(rng, (40, 12, 3, 3), dtype)
+    b = data(rng, (40,), dtype)
+    gy = data(rng, (3, 40, 6, 7), dtype)
+    params = dict(stride=2, padding=(1, 2), dilation=(1, 2), groups=2)
+    results = None
+    for cfg in each_config(monkeypatch, tunings=[(0, 0, 0, 0), (50, 100, 1, -1),
+                                                  (0, 0, 1, 100)]):
+        got = (rb.conv2d(x, w, b, **params, order=order),
+               rb.conv2d_grad_input(gy, w, x.shape, **params, order=order),
+               rb.conv2d_grad_weight(x, gy, w.shape, **params, order=order),
+               rb.conv2d_grad_bias(gy, order=order))
+        if results is None:
+            results = got
+        for r, g, name in zip(results, got, ("conv2d", "grad_input", "grad_weight",
+                                              "grad_bias")):
+            check(g, r, f"{name} {cfg}")
+    y, gx = results[:2]
+    for i in range(3):
+        check(rb.conv2d(x[i:i + 1], w, b, **params, order=order), y[i:i + 1], f"image {i}")
+        check(rb.conv2d_grad_input(gy[i:i + 1], w, (1,) + x.shape[1:], **params, order=order),
+              gx[i:i + 1], f"grad_input image {i}")
+
+
+def test_layouts_do_not_change_results():
+    rng = np.random.default_rng(3)
+    x = data(rng, (2, 3, 6, 5), np.float32)
+    w = data(rng, (4, 3, 3, 3), np.float32)
+    gy = data(rng, (2, 4, 6, 5), np.float32)
+    y, gx = rb.conv2d(x, w, padding=1), rb.conv2d_grad_input(gy, w, x.shape, padding=1)
+    gw = rb.conv2d_grad_weight(x, gy, w.shape, padding=1)
+    for view in (lambda a: np.asfortranarray(a), lambda a: a[::-1].copy()[::-1],
+                 lambda a: np.repeat(a, 2, axis=-1)[..., ::2]):
+        check(rb.conv2d(view(x), view(w), padding=1), y, "conv2d layout")
+        check(rb.conv2d_grad_input(view(gy), view(w), x.shape, padding=1), gx, "gx layout")
+        check(rb.conv2d_grad_weight(view(x), view(gy), w.shape, padding=1), gw, "gw layout")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_empty_dimensions(dtype):
+    z = np.zeros
+    assert rb.conv2d(z((0, 2, 4, 4), dtype), z((3, 2, 3, 3), dtype)).shape == (0, 3, 2, 2)
+    assert rb.conv2d(z((1, 2, 4, 4), dtype), z((0, 2, 3, 3), dtype)).shape == (1, 0, 2, 2)
+    # no input channels: no terms, S = +0, then the bias
+    y = rb.conv2d(z((1, 0, 3, 3), dtype), z((2, 0, 1, 1), dtype), np.array([-0.0, 2], dtype))
+    assert y.shape == (1, 2, 3, 3) and np.all(y[0, 1] == 2)
+    assert np.all(y[0, 0] == 0) and not np.any(np.signbit(y[0, 0]))  # +0 ⊕ -0 = +0
+    # an empty image with padding: every output is in the padding
+    y = rb.conv2d(z((1, 1, 0, 0), dtype), np.ones((1, 1, 1, 1), dtype), padding=1)
+    assert y.shape == (1, 1, 2, 2) and np.all(y == 0) and not np.any(np.signbit(y))
+    gb = rb.conv2d_grad_bias(z((0, 3, 2, 2), dtype))
+    assert gb.shape == (3,) and np.all(gb == 0) and not np.any(np.signbit(gb))
+    assert rb.conv2d_grad_weight(z((0, 2, 4, 4), dtype), z((0, 3, 2, 2), dtype),
+                                 (3, 2, 3, 3)).shape == (3, 2, 3, 3)
+    assert rb.conv2d_grad_input(z((0, 3, 2, 2), dtype), z((3, 2, 3, 3), dtype),
+                                (0, 2, 4, 4)).shape == (0, 2, 4, 4)
+
+
+def test_errors():
+    x = np.zeros((1, 4, 5, 5), np.float32)
+    w = np.zeros((2, 4, 3, 3), np.float32)
+    gy = np.zeros((1, 2, 3, 3), np.float32)
+    with pytest.raises(TypeError, match="mixed dtypes"):
+        rb.conv2d(x, w.astype(np.float64))
+    with pytest.raises(TypeError, match="mixed dtypes"):
+        rb.conv2d(x, w, np.zeros(2))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        rb.conv2d(x.astype(np.int32), w)
+    with pytest.raises(TypeError, match="NumPy array"):
+        rb.conv2d(x.tolist(), w)
+    with pytest.raises(ValueError, match="4-D"):
+        rb.conv2d(x[0], w)
+    with pytest.raises(ValueError, match="input channels"):
+        rb.conv2d(x, w[:, :3])
+    with pytest.raises(ValueError, match="groups"):
+        rb.conv2d(x, w[:, :2], groups=3)
+    with pytest.raises(ValueError, match="bias"):
+        rb.conv2d(x, w, np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match="stride 1"):
+        rb.conv2d(x, w, stride=2, padding="same")
+    with pytest.raises(ValueError, match="padding="):
+        rb.conv2d(x, w, padding="full")
+    with pytest.raises(ValueError, match=">= 1"):
+        rb.conv2d(x, w, stride=0)
+    with pytest.raises(ValueError, match=">= 0"):
+        rb.conv2d(x, w, padding=(-1, 0))
+    with pytest.raises(TypeError, match="pair of ints"):
+        rb.conv2d(x, w, dilation=1.5)
+    with pytest.raises(ValueError, match="pair of ints"):
+        rb.conv2d(x, w, stride=(1, 1, 1))
+    with pytest.raises(ValueError, match="smaller than the dilated kernel"):
+        rb.conv2d(x, w, dilation=3)
+    with pytest.raises(ValueError, match="order="):
+        rb.conv2d(x, w, order="random")
+    with pytest.raises(ValueError, match="grad_output has shape"):
+        rb.conv2d_grad_input(gy, w, (1, 4, 6, 6))
+    with pytest.raises(ValueError, match="grad_output has shape"):
+        rb.conv2d_grad_weight(x, gy[:, :1], w.shape)
+    with pytest.raises(ValueError, match="4 non-negative ints"):
+        rb.conv2d_grad_input(gy, w, (1, 4, 5))
+    with pytest.raises(TypeError, match="4 ints"):
+        rb.conv2d_grad_weight(x, gy, 3)
+    with pytest.raises(ValueError, match="4-D"):
+        rb.conv2d_grad_bias(gy[0])
+
+
+def test_torch_sanity():
+    """Loose agreement with PyTorch (a different order: only close, not equal)."""
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 4, 9, 8))
+    w = rng.standard_normal((6, 2, 3, 2))
+    b = rng.standard_normal(6)
+    params = dict(stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2)
+    tx = torch.from_numpy(x).requires_grad_()
+    tw = torch.from_numpy(w).requires_grad_()
+    tb = torch.from_numpy(b).requires_grad_()
+    ty = F.conv2d(tx, tw, tb, **params)
+    gy = rng.standard_normal(tuple(ty.shape))
+    ty.backward(torch.from_numpy(gy))
+    np.testing.assert_allclose(rb.conv2d(x, w, b, **params), ty.detach().numpy(), rtol=1e-10,
+                               atol=1e-10)
+    np.testing.assert_allclose(rb.conv2d_grad_input(gy, w, x.shape, **params),
+                               tx.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(rb.conv2d_grad_weight(x, gy, w.shape, **params),
+                               tw.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(rb.conv2d_grad_bias(gy), tb.grad.numpy(), rtol=1e-10,
+                               atol=1e-10)
+    same = F.conv2d(torch.from_numpy(x), torch.from_numpy(w[:, :, :, :1]), padding="same",
+                    groups=2)
+    np.testing.assert_allclose(rb.conv2d(x, w[:, :, :, :1], padding="same", groups=2),
+                               same.numpy(), rtol=1e-10, atol=1e-10)

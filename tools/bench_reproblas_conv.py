@@ -1,0 +1,111 @@
+"""Speed of reproblas conv2d (and its gradients) against PyTorch's CPU conv2d, in one run.
+
+Layers: the 3x3 convolutions of ResNet-50 (C = K channels at H = W, padding 1,
+stride 1), for each batch size. For each layer, dtype, thread count and routine
+the reproblas call (each order) and PyTorch's counterpart are timed alternately,
+R rounds each, best time kept (interleaving keeps both under the same load on a
+shared machine). Prints GFLOP/s (2 N K P Q C R S flops; grad_bias: N K P Q) and
+the ratio reproblas GFLOP/s / PyTorch GFLOP/s (1.0 = as fast). Without PyTorch
+only reproblas is timed. Threads: REPROBLAS_NUM_THREADS and torch.set_num_threads.
+
+    PYTHONPATH=. python tools/bench_reproblas_conv.py [--layers 64x56 128x28 256x14 512x7]
+        [--batch 1 8] [--threads 1 2] [--repeat 5] [--dtypes float32]
+        [--routines conv2d] [--orders sequential pairwise] [--json FILE]
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+import reproblas as rb
+from bench_json import machine_info, write
+from bench_reproblas_gemm import interleaved_best
+
+ROUTINES = ["conv2d", "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
+
+
+def torch_calls(x, w, gy):
+    """routine -> PyTorch's counterpart (None when PyTorch is not installed)."""
+    try:
+        import torch
+        import torch.nn.grad as grad
+    except ImportError:
+        return None, {}
+    tx, tw, tgy = (torch.from_numpy(a) for a in (x, w, gy))
+    return torch, {
+        "conv2d": lambda: torch.nn.functional.conv2d(tx, tw, padding=1),
+        "conv2d_grad_input": lambda: grad.conv2d_input(tx.shape, tw, tgy, padding=1),
+        "conv2d_grad_weight": lambda: grad.conv2d_weight(tx, tw.shape, tgy, padding=1),
+        "conv2d_grad_bias": lambda: tgy.sum(dim=(0, 2, 3)),
+    }
+
+
+def ours(routine, x, w, gy, order):
+    return {
+        "conv2d": lambda: rb.conv2d(x, w, padding=1, order=order),
+        "conv2d_grad_input": lambda: rb.conv2d_grad_input(gy, w, x.shape, padding=1,
+                                                          order=order),
+        "conv2d_grad_weight": lambda: rb.conv2d_grad_weight(x, gy, w.shape, padding=1,
+                                                            order=order),
+        "conv2d_grad_bias": lambda: rb.conv2d_grad_bias(gy, order=order),
+    }[routine]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--layers", nargs="+", default=["64x56", "128x28", "256x14", "512x7"],
+                    help="CxHW: C = K channels, H = W")
+    ap.add_argument("--batch", type=int, nargs="+", default=[1, 8])
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--budget", type=float, default=20.0, help="seconds per row, soft")
+    ap.add_argument("--dtypes", nargs="+", default=["float32"])
+    ap.add_argument("--routines", nargs="+", default=["conv2d"], choices=ROUTINES)
+    ap.add_argument("--orders", nargs="+", default=["sequential", "pairwise"])
+    ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
+    args = ap.parse_args()
+    print(f"REPROBLAS_ISA={os.environ.get('REPROBLAS_ISA', '') or rb.best_isa()}")
+    print(f"{'routine':18} {'dtype':8} {'layer':>9} {'thr':>3} {'order':10} {'GFLOP/s':>8} "
+          f"{'torch':>8} {'ratio':>6}", flush=True)
+    rng = np.random.default_rng(0)
+    rows = []
+    for routine in args.routines:
+        for dtype in args.dtypes:
+            for layer in args.layers:
+                c, hw = (int(v) for v in layer.split("x"))
+                for n in args.batch:
+                    x = rng.standard_normal((n, c, hw, hw)).astype(dtype)
+                    w = rng.standard_normal((c, c, 3, 3)).astype(dtype)
+                    gy = rng.standard_normal((n, c, hw, hw)).astype(dtype)
+                    flops = 2.0 * n * c * hw * hw * c * 9
+                    if routine == "conv2d_grad_bias":
+                        flops = float(n * c * hw * hw)
+                    torch, base = torch_calls(x, w, gy)
+                    mine = {o: ours(routine, x, w, gy, o) for o in args.orders}
+                    for threads in args.threads:
+                        os.environ["REPROBLAS_NUM_THREADS"] = str(threads)
+                        fns = list(mine.values())
+                        if torch is not None:
+                            torch.set_num_threads(threads)
+                            fns = [base[routine]] + fns
+                        best = interleaved_best(fns, args.repeat, args.budget)
+                        tbest = best.pop(0) if torch is not None else None
+                        for order, t in zip(mine, best):
+                            tg = flops / tbest / 1e9 if tbest else None
+                            ratio = tbest / t if tbest else None
+                            print(f"{routine:18} {dtype:8} {f'{n}x{layer}':>9} {threads:3d} "
+                                  f"{order:10} {flops / t / 1e9:8.2f} "
+                                  f"{tg if tg is not None else float('nan'):8.2f} "
+                                  f"{ratio if ratio is not None else float('nan'):6.2f}",
+                                  flush=True)
+                            rows.append({"routine": routine, "dtype": dtype, "batch": n,
+                                         "channels": c, "hw": hw, "threads": threads,
+                                         "order": order, "gflops": flops / t / 1e9,
+                                         "torch_gflops": tg, "ratio": ratio})
+    if args.json:
+        write(args.json, machine_info(sys.argv, repeat=args.repeat, budget_s=args.budget), rows)
+
+
+if __name__ == "__main__":
+    main()
