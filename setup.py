@@ -39,7 +39,7 @@ extensions = [
         "reproblas._core",
         sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/{f}.c" for f in (
             "level1", "thread", "kernels_scalar", "kernels_avx2", "kernels_avx512", "level3",
-            "gemm_scalar", "gemm_avx2", "gemm_avx512", "conv", "conv_scalar", "conv_avx2",
+            "gemm_scalar", "gemm_avx2", "gemm_avx512", "trsm", "conv", "conv_scalar", "conv_avx2",
             "conv_avx512")] + COMMON,
         include_dirs=[numpy.get_include(), "src/c/reproblas", "src/c/common"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],

@@ -12,8 +12,9 @@ from ._api import ORDERS, asum, axpy, dot, iamax, nrm2, scal, sum
 from ._core import best_isa, isa_names
 from ._conv import conv2d, conv2d_grad_bias, conv2d_grad_input, conv2d_grad_weight
 from ._level23 import gemm, gemv, ger, matmul
+from ._solve import trsm, trsv
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names", "gemm", "gemv", "ger", "matmul", "conv2d", "conv2d_grad_input",
-           "conv2d_grad_weight", "conv2d_grad_bias"]
+           "isa_names", "gemm", "gemv", "ger", "matmul", "trsv", "trsm", "conv2d",
+           "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
 __version__ = "0.1.0"

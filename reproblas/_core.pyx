@@ -316,3 +316,77 @@ def set_conv_tuning(int64_t chunk=0, int64_t kc=0, int64_t min_work=0, int64_t d
     """Convolution column chunk, gemm kc, per-thread work and the direct kernel's
     column limit (-1: never) for tests (never change results); 0 restores defaults."""
     rb_conv_set_tuning(chunk, kc, min_work, direct_cols)
+cdef extern from "level3.h":
+    int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans, int unit,
+                int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs,
+                int64_t a_cs, void *b, int64_t b_rs, int64_t b_cs) nogil
+    void rb_trsm_set_tuning(int64_t mb, int64_t nb)
+
+
+def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray alpha,
+         cnp.ndarray a, int64_t a_rs, int64_t a_cs, cnp.ndarray b, int64_t m, int64_t n,
+         int64_t b_rs, int64_t b_cs, int isa, int threads):
+    """b (m x n, element strides) <- X with op(a) X = alpha b (left) or X op(a) = alpha b
+    (right); alpha: a 1-element array of b's dtype, or None (no scaling: trsv)."""
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(b)
+    cdef const void *pal = cnp.PyArray_DATA(alpha) if alpha is not None else NULL
+    cdef const void *pa = cnp.PyArray_DATA(a)
+    cdef void *pb = cnp.PyArray_DATA(b)
+    cdef int rc
+    with nogil:
+        rc = rb_trsm(dtype, order, cfg, right, lower, trans, unit, m, n, pal, pa, a_rs, a_cs,
+                     pb, b_rs, b_cs)
+    if rc == -2:
+        raise MemoryError("reproblas.trsm: out of memory for the solve panels")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected trsm (isa={isa}, order={order})")
+
+
+def set_trsm_tuning(int64_t mb=0, int64_t nb=0):
+    """trsm diagonal-block rows and panel width for tests (never change results);
+    0 restores defaults."""
+    rb_trsm_set_tuning(mb, nb)
+
+
+cdef extern from "level3.h":
+    int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *shape,
+                        const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs,
+                        int64_t m, int64_t n, int64_t k, const void *alpha, const void *a,
+                        int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs,
+                        const void *beta, void *c, int64_t c_rs, int64_t c_cs) nogil
+
+
+def matmul(int order, cnp.ndarray a, cnp.ndarray a_st, cnp.ndarray b, cnp.ndarray b_st,
+           cnp.ndarray c, cnp.ndarray c_st, int64_t k, int isa, int threads):
+    """c[..., m, n] = a[..., m, k] @ b[..., k, n] (alpha 1, beta 0) for every batch entry
+    of c's shape; *_st: int64 element strides of each operand over c's dimensions
+    (batch strides first, 0 where broadcast, then the row and column strides)."""
+    cdef rb_config cfg
+    cfg.isa = isa
+    cfg.threads = threads
+    cdef int dtype = _dtype_code(c)
+    cdef int nd = c.ndim - 2
+    cdef cnp.ndarray shape = np.array([c.shape[d] for d in range(c.ndim)], dtype=np.int64)
+    cdef cnp.ndarray one = np.ones(1, dtype=c.dtype)
+    cdef cnp.ndarray zero = np.zeros(1, dtype=c.dtype)
+    cdef const int64_t *sh = <const int64_t *>cnp.PyArray_DATA(shape)
+    cdef const int64_t *ast = <const int64_t *>cnp.PyArray_DATA(a_st)
+    cdef const int64_t *bst = <const int64_t *>cnp.PyArray_DATA(b_st)
+    cdef const int64_t *cst = <const int64_t *>cnp.PyArray_DATA(c_st)
+    cdef const void *pa = cnp.PyArray_DATA(a)
+    cdef const void *pb = cnp.PyArray_DATA(b)
+    cdef void *pc = cnp.PyArray_DATA(c)
+    cdef const void *p1 = cnp.PyArray_DATA(one)
+    cdef const void *p0 = cnp.PyArray_DATA(zero)
+    cdef int rc
+    with nogil:
+        rc = rb_gemm_batched(dtype, order, cfg, nd, sh, ast, bst, cst, sh[nd], sh[nd + 1], k,
+                             p1, pa, ast[nd], ast[nd + 1], pb, bst[nd], bst[nd + 1], p0, pc,
+                             cst[nd], cst[nd + 1])
+    if rc == -2:
+        raise MemoryError("reproblas.matmul: out of memory for the packing buffers")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected matmul (isa={isa}, order={order})")

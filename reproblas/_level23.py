@@ -40,6 +40,16 @@ def _elements(a):
     return a, (a.strides[0] // size, a.strides[1] // size)
 
 
+def _elements_nd(a):
+    """(array, int64 element strides) of an N-D array, as _elements (0 stays 0
+    for broadcast dimensions); a C-ordered copy when a stride is not whole."""
+    size = a.itemsize
+    if not a.flags.aligned or any(s % size for s in a.strides):
+        a = np.ascontiguousarray(a)
+    return a, np.array([s // size if n > 1 else 0 for s, n in zip(a.strides, a.shape)],
+                       dtype=np.int64)
+
+
 def _output(c, overwrite, name, routine, needs_old):
     """Where the core writes: c itself (overwrite), or a new C-ordered array."""
     if overwrite:
@@ -332,12 +342,9 @@ def matmul(a, b, order="sequential"):
     _api._same_dtype("matmul", a=a, b=b)
     a2, b2, batch, (m, k, n) = _matmul_shapes(a, b)
     out = np.empty(batch + (m, n), dtype=a.dtype)
-    ab = np.broadcast_to(a2, batch + (m, k))
-    bb = np.broadcast_to(b2, batch + (k, n))
-    one, zero = np.ones(1, a.dtype), np.zeros(1, a.dtype)
-    isa, threads = _api._isa(), _api._threads()
-    for idx in np.ndindex(*batch):
-        _run_gemm(code, one, ab[idx], False, bb[idx], False, zero, out[idx], isa,
-                  threads)
+    ab, a_st = _elements_nd(np.broadcast_to(a2, batch + (m, k)))
+    bb, b_st = _elements_nd(np.broadcast_to(b2, batch + (k, n)))
+    _core.matmul(code, ab, a_st, bb, b_st, out, _elements_nd(out)[1], k, _api._isa(),
+                 _api._threads())
     out = _matmul_unpromote(out, a, b)
     return out[()] if out.ndim == 0 else out

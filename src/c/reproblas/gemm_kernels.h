@@ -38,8 +38,35 @@
     /* Tile shapes (rows x cols of C per micro-kernel call), by order: the driver   \
      * aligns its thread split on them (n == 1 uses the gemv tile, nr = 1). */       \
     int mr[2], nr[2], gemv_mr[2];                                                      \
+    /* Solves columns [k0, k1) of a rb_trsm_job_<SFX> in place: 0, or -1 when */     \
+    /* its buffers cannot be allocated (trsm_engine.inc). */                          \
+    int (*trsm)(const void *job, int64_t k0, int64_t k1);                             \
   } rb_l3_kernels_##SFX;
 
+/* Triangular solve M X = alpha B in place of B (SPEC §3 trsv/trsm, left side:
+ * the driver maps the other cases onto it). M_ij = a[i*a_rs + j*a_cs] is n x n,
+ * only its triangle is read (and its diagonal unless unit); B_ik =
+ * b[i*b_rs + k*b_cs] is n x nrhs. Row i is solved from the rows j already
+ * solved (lower: j < i, top-down; upper: j > i, bottom-up), terms over j
+ * ascending. Blocking (lower only, see trsm_engine.inc) never changes a term
+ * or its order. */
+#define RB_DECLARE_TRSM_JOB(T, SFX)                                                    \
+  typedef struct {                                                                     \
+    int64_t n, nrhs;                                                                   \
+    const T *a;                                                                        \
+    int64_t a_rs, a_cs;                                                                \
+    T *b;                                                                              \
+    int64_t b_rs, b_cs;                                                                \
+    T alpha;                                                                           \
+    int scale; /* 0: B is used as it is (trsv), 1: alpha * B */                        \
+    int lower, unit, order;                                                            \
+    int64_t mb; /* rows of a diagonal block, a power of two */                         \
+    int64_t nb; /* right-hand sides per packed panel */                                \
+    int64_t mc, nc, kc; /* gemm blocks of the updates */                               \
+  } rb_trsm_job_##SFX;
+
+RB_DECLARE_TRSM_JOB(float, f32)
+RB_DECLARE_TRSM_JOB(double, f64)
 RB_DECLARE_L3_TABLE(float, f32)
 RB_DECLARE_L3_TABLE(double, f64)
 
@@ -50,5 +77,13 @@ extern const rb_l3_kernels_f64 rb_l3_f64_scalar, rb_l3_f64_avx2, rb_l3_f64_avx51
  * and reused by its next calls (pool threads live on, so packing buffers are
  * not re-faulted at every call); NULL when memory runs out. */
 void *rb_l3_scratch(size_t bytes);
+
+/* Shared by the level-3 drivers (level3.c): the kernel table of a dtype and
+ * path (NULL when the dtype, path or CPU does not fit), the threads worth
+ * starting for `work` multiply-adds over `units` split units, and the gemm
+ * cache blocks (kc by element size). */
+const void *rb_l3_table(int dtype, int isa);
+int rb_l3_parts(int threads, int64_t work, int64_t units);
+void rb_l3_blocks(int64_t elem_size, int64_t *mc, int64_t *nc, int64_t *kc);
 
 #endif /* RB_GEMM_KERNELS_H */

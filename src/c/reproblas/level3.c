@@ -77,8 +77,18 @@ static int l3_ok(int dtype, rb_config cfg) {
          cr_isa_supported(cfg.isa);
 }
 
+const void *rb_l3_table(int dtype, int isa) {
+  rb_config cfg = {.isa = isa, .threads = 1};
+  if (!l3_ok(dtype, cfg)) return NULL;
+  return dtype == RB_F32 ? (const void *)l3_f32[isa] : (const void *)l3_f64[isa];
+}
+
+void rb_l3_blocks(int64_t elem_size, int64_t *mc, int64_t *nc, int64_t *kc) {
+  *mc = l3_mc, *nc = l3_nc, *kc = l3_kc ? l3_kc : 1024 / elem_size;
+}
+
 /* Threads worth starting for `work` multiply-adds over `units` split units. */
-static int l3_parts(int threads, int64_t work, int64_t units) {
+int rb_l3_parts(int threads, int64_t work, int64_t units) {
   int64_t parts = work / l3_min_work;
   if (parts > threads) parts = threads;
   if (parts > units) parts = units;
@@ -86,35 +96,53 @@ static int l3_parts(int threads, int64_t work, int64_t units) {
   return parts < 1 ? 1 : (int)parts;
 }
 
-/* A part owns the rows (or columns) of whole split units [u0, u1): its
- * rectangle of C is computed start to finish by one thread. */
+/* The split units (rows or columns of C, tile multiples) of every batch
+ * entry, numbered entry by entry: a part owns units [u0, u1), i.e. whole
+ * rectangles of C in one or more entries, each computed start to finish by
+ * one thread. Entry e's operands are offset by its batch index (e unravelled
+ * over shape, C order) times each operand's batch strides. */
 typedef struct {
   int (*block)(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
-  const void *job;
-  int64_t m, n, unit, units;
-  int by_rows;
+  const void *job; /* the template: entry 0 */
+  int64_t m, n, unit, units, batch;
+  int by_rows, nd;
+  const int64_t *shape, *a_bs, *b_bs, *c_bs;
   int status[256];
 } l3_split;
 
-static void l3_part(void *ctx, int part, int parts) {
-  l3_split *s = ctx;
-  int64_t u0 = s->units * part / parts, u1 = s->units * (part + 1) / parts;
-  int64_t lo = u0 * s->unit, hi = u1 * s->unit;
-  int64_t lim = s->by_rows ? s->m : s->n;
-  if (hi > lim) hi = lim;
-  if (lo >= hi) {
-    s->status[part] = 0;
-    return;
+#define RB_L3_PART(SFX)                                                                        \
+  static void l3_part_##SFX(void *ctx, int part, int parts) {                                  \
+    l3_split *s = ctx;                                                                         \
+    const int64_t total = s->units * s->batch;                                                 \
+    int64_t u = total * part / parts;                                                          \
+    const int64_t u_end = total * (part + 1) / parts;                                          \
+    s->status[part] = 0;                                                                       \
+    while (u < u_end && s->status[part] == 0) {                                                \
+      const int64_t e = u / s->units, first = e * s->units;                                    \
+      const int64_t next = first + s->units < u_end ? first + s->units : u_end;                \
+      rb_gemm_job_##SFX job = *(const rb_gemm_job_##SFX *)s->job;                              \
+      for (int64_t d = s->nd - 1, rest = e; d >= 0; --d) {                                     \
+        const int64_t idx = rest % s->shape[d];                                                \
+        rest /= s->shape[d];                                                                   \
+        job.a += idx * s->a_bs[d], job.b += idx * s->b_bs[d], job.c += idx * s->c_bs[d];       \
+      }                                                                                        \
+      const int64_t lim = s->by_rows ? s->m : s->n, lo = (u - first) * s->unit;                \
+      const int64_t hi = (next - first) * s->unit < lim ? (next - first) * s->unit : lim;      \
+      s->status[part] = s->by_rows ? s->block(&job, lo, hi, 0, s->n)                           \
+                                   : s->block(&job, 0, s->m, lo, hi);                          \
+      u = next;                                                                                \
+    }                                                                                          \
   }
-  s->status[part] = s->by_rows ? s->block(s->job, lo, hi, 0, s->n) : s->block(s->job, 0, s->m, lo, hi);
-}
+RB_L3_PART(f32)
+RB_L3_PART(f64)
 
 #define RB_GEMM_RUN(SFX, TT)                                                                  \
   do {                                                                                        \
     const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg.isa];                                        \
     rb_gemm_job_##SFX job = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs,           \
                              *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
-                             order, l3_mc, l3_nc, l3_kc ? l3_kc : 1024 / (int64_t)sizeof(TT)};                                     \
+                             order, 0, 0, 0};                                                 \
+    rb_l3_blocks(sizeof(TT), &job.mc, &job.nc, &job.kc);                                      \
     int o = order == RB_PAIRWISE;                                                             \
     s.block = kt->block;                                                                      \
     s.job = &job;                                                                             \
@@ -126,31 +154,40 @@ static void l3_part(void *ctx, int part, int parts) {
       s.by_rows = 1, s.unit = kt->mr[o];                                                      \
     }                                                                                         \
     s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
-    parts = l3_parts(threads, m * n * (k > 0 ? k : 1), s.units);                               \
-    rb_parallel(parts, l3_part, &s);                                                          \
+    parts = rb_l3_parts(threads, batch * m * n * (k > 0 ? k : 1), batch * s.units);          \
+    rb_parallel(parts, l3_part_##SFX, &s);                                                    \
   } while (0)
 
-int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k,
-            const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
-            int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
+int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *shape,
+                    const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
+                    int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
+                    int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
+                    void *c, int64_t c_rs, int64_t c_cs) {
   if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0 ||
-      k < 0)
+      k < 0 || nd < 0)
     return -1;
-  if (m == 0 || n == 0) return 0;
+  int64_t batch = 1;
+  for (int d = 0; d < nd; ++d) {
+    if (shape[d] < 0) return -1;
+    batch *= shape[d];
+  }
+  if (m == 0 || n == 0 || batch == 0) return 0;
   if (m == 1 && n > 1) {
     /* A row times a matrix: compute C^T = op(B)^T op(A)^T, one column, with
      * the gemv tiles. Each element has the same terms in the same order
      * (a*b and b*a are the same product), so the bits are the same. */
     const void *t = a;
+    const int64_t *t_bs = a_bs;
     int64_t t_rs = a_rs, t_cs = a_cs;
-    a = b, a_rs = b_cs, a_cs = b_rs;
-    b = t, b_rs = t_cs, b_cs = t_rs;
+    a = b, a_rs = b_cs, a_cs = b_rs, a_bs = b_bs;
+    b = t, b_rs = t_cs, b_cs = t_rs, b_bs = t_bs;
     t_rs = c_rs, c_rs = c_cs, c_cs = t_rs;
     m = n, n = 1;
   }
   int threads = cfg.threads < 1 ? 1 : cfg.threads, parts;
   l3_split s;
-  s.m = m, s.n = n;
+  s.m = m, s.n = n, s.batch = batch, s.nd = nd;
+  s.shape = shape, s.a_bs = a_bs, s.b_bs = b_bs, s.c_bs = c_bs;
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32)
     RB_GEMM_RUN(f32, float);
@@ -160,6 +197,13 @@ int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k
   for (int p = 0; p < parts; ++p)
     if (s.status[p] != 0) return -2;
   return 0;
+}
+
+int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k,
+            const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
+            int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
+  return rb_gemm_batched(dtype, order, cfg, 0, NULL, NULL, NULL, NULL, m, n, k, alpha, a, a_rs,
+                         a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);
 }
 
 /* ---- ger ---- */
@@ -192,7 +236,7 @@ int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha, co
   int threads = cfg.threads < 1 ? 1 : cfg.threads;
   /* split along the strided index, so each thread's writes are contiguous runs */
   int by_rows = a_cs == 1 || a_rs != 1;
-  int parts = l3_parts(threads, m * n * 8, by_rows ? m : n);
+  int parts = rb_l3_parts(threads, m * n * 8, by_rows ? m : n);
   ger_split g = {NULL, m, n, a_rs, a_cs, size, x, ay, a, by_rows};
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {

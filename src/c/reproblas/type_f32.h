@@ -9,6 +9,8 @@
 #define vset1 v32_set1
 #define vadd v32_add
 #define vmul v32_mul
+#define vsub v32_sub
+#define vdiv v32_div
 #define vfma v32_fma
 #define vabs v32_abs
 #define vmax v32_max

@@ -9,6 +9,8 @@
 #define vset1 v64_set1
 #define vadd v64_add
 #define vmul v64_mul
+#define vsub v64_sub
+#define vdiv v64_div
 #define vfma v64_fma
 #define vabs v64_abs
 #define vmax v64_max

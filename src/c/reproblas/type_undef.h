@@ -8,6 +8,8 @@
 #undef vset1
 #undef vadd
 #undef vmul
+#undef vsub
+#undef vdiv
 #undef vfma
 #undef vabs
 #undef vmax

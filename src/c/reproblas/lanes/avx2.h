@@ -16,6 +16,8 @@ CR_FN void v32_store(float *p, v32 a) { _mm256_storeu_ps(p, a); }
 CR_FN v32 v32_set1(float c) { return _mm256_set1_ps(c); }
 CR_FN v32 v32_add(v32 a, v32 b) { return _mm256_add_ps(a, b); }
 CR_FN v32 v32_mul(v32 a, v32 b) { return _mm256_mul_ps(a, b); }
+CR_FN v32 v32_sub(v32 a, v32 b) { return _mm256_sub_ps(a, b); }
+CR_FN v32 v32_div(v32 a, v32 b) { return _mm256_div_ps(a, b); }
 CR_FN v32 v32_fma(v32 a, v32 b, v32 c) { return _mm256_fmadd_ps(a, b, c); }
 CR_FN v32 v32_abs(v32 a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 CR_FN v32 v32_max(v32 a, v32 b) { return _mm256_max_ps(a, b); }
@@ -52,6 +54,8 @@ CR_FN void v64_store(double *p, v64 a) { _mm256_storeu_pd(p, a); }
 CR_FN v64 v64_set1(double c) { return _mm256_set1_pd(c); }
 CR_FN v64 v64_add(v64 a, v64 b) { return _mm256_add_pd(a, b); }
 CR_FN v64 v64_mul(v64 a, v64 b) { return _mm256_mul_pd(a, b); }
+CR_FN v64 v64_sub(v64 a, v64 b) { return _mm256_sub_pd(a, b); }
+CR_FN v64 v64_div(v64 a, v64 b) { return _mm256_div_pd(a, b); }
 CR_FN v64 v64_fma(v64 a, v64 b, v64 c) { return _mm256_fmadd_pd(a, b, c); }
 CR_FN v64 v64_abs(v64 a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
 CR_FN v64 v64_max(v64 a, v64 b) { return _mm256_max_pd(a, b); }

@@ -16,6 +16,8 @@ CR_FN void v32_store(float *p, v32 a) { _mm512_storeu_ps(p, a); }
 CR_FN v32 v32_set1(float c) { return _mm512_set1_ps(c); }
 CR_FN v32 v32_add(v32 a, v32 b) { return _mm512_add_ps(a, b); }
 CR_FN v32 v32_mul(v32 a, v32 b) { return _mm512_mul_ps(a, b); }
+CR_FN v32 v32_sub(v32 a, v32 b) { return _mm512_sub_ps(a, b); }
+CR_FN v32 v32_div(v32 a, v32 b) { return _mm512_div_ps(a, b); }
 CR_FN v32 v32_fma(v32 a, v32 b, v32 c) { return _mm512_fmadd_ps(a, b, c); }
 CR_FN v32 v32_abs(v32 a) { return _mm512_abs_ps(a); }
 CR_FN v32 v32_max(v32 a, v32 b) { return _mm512_max_ps(a, b); }
@@ -57,6 +59,8 @@ CR_FN void v64_store(double *p, v64 a) { _mm512_storeu_pd(p, a); }
 CR_FN v64 v64_set1(double c) { return _mm512_set1_pd(c); }
 CR_FN v64 v64_add(v64 a, v64 b) { return _mm512_add_pd(a, b); }
 CR_FN v64 v64_mul(v64 a, v64 b) { return _mm512_mul_pd(a, b); }
+CR_FN v64 v64_sub(v64 a, v64 b) { return _mm512_sub_pd(a, b); }
+CR_FN v64 v64_div(v64 a, v64 b) { return _mm512_div_pd(a, b); }
 CR_FN v64 v64_fma(v64 a, v64 b, v64 c) { return _mm512_fmadd_pd(a, b, c); }
 CR_FN v64 v64_abs(v64 a) { return _mm512_abs_pd(a); }
 CR_FN v64 v64_max(v64 a, v64 b) { return _mm512_max_pd(a, b); }

@@ -15,6 +15,8 @@ CR_FN void v32_store(float *p, v32 a) { *p = a; }
 CR_FN v32 v32_set1(float c) { return c; }
 CR_FN v32 v32_add(v32 a, v32 b) { return a + b; }
 CR_FN v32 v32_mul(v32 a, v32 b) { return a * b; }
+CR_FN v32 v32_sub(v32 a, v32 b) { return a - b; }
+CR_FN v32 v32_div(v32 a, v32 b) { return a / b; }
 CR_FN v32 v32_fma(v32 a, v32 b, v32 c) { return fmaf(a, b, c); }
 CR_FN v32 v32_abs(v32 a) { return fabsf(a); }
 CR_FN v32 v32_max(v32 a, v32 b) { return a > b ? a : b; }
@@ -29,6 +31,8 @@ CR_FN void v64_store(double *p, v64 a) { *p = a; }
 CR_FN v64 v64_set1(double c) { return c; }
 CR_FN v64 v64_add(v64 a, v64 b) { return a + b; }
 CR_FN v64 v64_mul(v64 a, v64 b) { return a * b; }
+CR_FN v64 v64_sub(v64 a, v64 b) { return a - b; }
+CR_FN v64 v64_div(v64 a, v64 b) { return a / b; }
 CR_FN v64 v64_fma(v64 a, v64 b, v64 c) { return fma(a, b, c); }
 CR_FN v64 v64_abs(v64 a) { return fabs(a); }
 CR_FN v64 v64_max(v64 a, v64 b) { return a > b ? a : b; }

@@ -1,0 +1,78 @@
+/* trsv / trsm entry point: checks, the mapping of every case onto one
+ * left-side solve with a lower or upper M, the floating-point environment
+ * and the thread split over right-hand sides (trsm_engine.inc solves them). */
+#include "gemm_kernels.h"
+#include "level3.h"
+
+#include "../common/fp_env.h"
+#include "thread.h"
+
+/* mb: rows of a diagonal block (its row kernel is slower than the gemm
+ * update, so it is small against n; a power of two for the pairwise tree);
+ * nb: right-hand sides per panel (each gemm update reuses its packed M block
+ * over them). */
+enum { RB_TRSM_DEFAULT_MB = 128, RB_TRSM_DEFAULT_NB = 256, RB_TRSM_SPLIT = 16 };
+static int64_t trsm_mb = RB_TRSM_DEFAULT_MB, trsm_nb = RB_TRSM_DEFAULT_NB;
+
+void rb_trsm_set_tuning(int64_t mb, int64_t nb) {
+  int64_t p = 1;
+  while (p * 2 <= mb) p *= 2;
+  trsm_mb = mb >= 1 ? p : RB_TRSM_DEFAULT_MB;
+  trsm_nb = nb >= 1 ? nb : RB_TRSM_DEFAULT_NB;
+}
+
+typedef struct {
+  int (*solve)(const void *job, int64_t k0, int64_t k1);
+  const void *job;
+  int64_t units, nrhs;
+  int status[256];
+} trsm_split;
+
+static void trsm_part(void *ctx, int part, int parts) {
+  trsm_split *s = ctx;
+  int64_t lo = s->units * part / parts * RB_TRSM_SPLIT, hi = s->units * (part + 1) / parts * RB_TRSM_SPLIT;
+  if (hi > s->nrhs) hi = s->nrhs;
+  s->status[part] = lo < hi ? s->solve(s->job, lo, hi) : 0;
+}
+
+#define RB_TRSM_RUN(SFX, TT)                                                                \
+  do {                                                                                      \
+    const rb_l3_kernels_##SFX *kt = table;                                                  \
+    rb_trsm_job_##SFX job = {nsys, nrhs, a, m_rs, m_cs, b, x_rs, x_cs,                     \
+                             alpha ? *(const TT *)alpha : 1, alpha != NULL, lower, unit,   \
+                             order, trsm_mb, trsm_nb, 0, 0, 0};                            \
+    rb_l3_blocks(sizeof(TT), &job.mc, &job.nc, &job.kc);                                    \
+    s.solve = kt->trsm;                                                                     \
+    s.job = &job;                                                                           \
+    rb_parallel(parts, trsm_part, &s);                                                      \
+  } while (0)
+
+int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans, int unit,
+            int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
+            void *b, int64_t b_rs, int64_t b_cs) {
+  const void *table = rb_l3_table(dtype, cfg.isa);
+  if (!table || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0) return -1;
+  if (m == 0 || n == 0) return 0;
+  /* Left: M = op(A), the columns of B are the right-hand sides. Right: row i
+   * solves X[i, :] op(A) = B[i, :], i.e. op(A)^T X[i, :]^T = B[i, :]^T, so
+   * M = op(A)^T and the rows of B are the right-hand sides. A transpose
+   * swaps M's strides and turns lower into upper. */
+  const int t = (trans != 0) != (right != 0);
+  const int64_t m_rs = t ? a_cs : a_rs, m_cs = t ? a_rs : a_cs;
+  lower = (lower != 0) != t;
+  const int64_t nsys = right ? n : m, nrhs = right ? m : n;
+  const int64_t x_rs = right ? b_cs : b_rs, x_cs = right ? b_rs : b_cs;
+  trsm_split s;
+  s.units = (nrhs + RB_TRSM_SPLIT - 1) / RB_TRSM_SPLIT;
+  s.nrhs = nrhs;
+  int parts = rb_l3_parts(cfg.threads < 1 ? 1 : cfg.threads, nsys * nsys / 2 * nrhs, s.units);
+  cr_fenv_t saved = cr_fenv_enter();
+  if (dtype == RB_F32)
+    RB_TRSM_RUN(f32, float);
+  else
+    RB_TRSM_RUN(f64, double);
+  cr_fenv_leave(saved);
+  for (int p = 0; p < parts; ++p)
+    if (s.status[p] != 0) return -2;
+  return 0;
+}
