@@ -329,3 +329,140 @@ def api_matmul(dev, a, b, order):
         for idx in np.ndindex(*batch):
             gemm(dev, order, 1, ab[idx], False, bb[idx], False, 0, out[idx])
     return _matmul_unpromote(out, a, b)
+
+
+# ---- triangular solves and convolutions (src/cuda/reproblas/trsm.cuh, conv.cuh) ----
+
+def trsm(dev, order, right, lower, trans, unit, alpha, a, x):
+    """Solves in place the C-ordered (systems, right-hand sides) array x: column c
+    of x is one right-hand side, scaled by alpha first unless alpha is None. The
+    case (side, lower, trans) maps onto one lower or upper M as on the CPU
+    (src/c/reproblas/trsm.c): right side and transpose each transpose M."""
+    nsys, nrhs = x.shape
+    if nsys == 0 or nrhs == 0:
+        return x
+    a, (a_rs, a_cs) = element_strides(dev, a)
+    t = trans != right
+    m_rs, m_cs = (a_cs, a_rs) if t else (a_rs, a_cs)
+    kind, tp = "seq" if order == "sequential" else "pw", x.dtype.type
+    dev.function(f"rb_trsm_{kind}_{_sfx(x.dtype)}")((-(-nrhs // THREADS),), (THREADS,), (
+        np.int64(nsys), np.int64(nrhs), tp(1 if alpha is None else alpha),
+        np.int32(alpha is not None), np.int32(lower != t), np.int32(unit), a, np.int64(m_rs),
+        np.int64(m_cs), x, np.int64(nrhs), np.int64(1)))
+    return x
+
+
+def api_trsm(dev, routine, alpha, a, b, side, lower, trans, unit, order, overwrite_b):
+    """trsv (b 1-D, alpha None) and trsm on device arrays, with _solve.py's checks."""
+    from . import _api, _solve
+    _api._order(order)
+    caller_b = b
+    right = _solve._side(side) if routine == "trsm" else 0
+    a, b = _checked(dev, routine, ("a", "b"), (a, b), (2, 1 if routine == "trsv" else 2))
+    al = None if alpha is None else _api._scalar(alpha, a.dtype, routine)[0]
+    b2 = b[:, None] if b.ndim == 1 else b
+    size = b2.shape[1] if right else b2.shape[0]
+    what = (f"b has {size} elements" if routine == "trsv" else
+            f"b has shape {b.shape}, side={'right' if right else 'left'}")
+    _solve._square(a, routine, size, what)
+    flags = [_solve._flag(v, name, routine) for v, name in (
+        (lower, "lower"), (trans, "trans" if routine == "trsv" else "trans_a"),
+        (unit, "unit_diagonal"))]
+    with _on_device([a]):
+        # the right-hand sides unit-stride (coalesced), always a fresh copy
+        x = dev.xp.array(b2.T if right else b2, order="C", copy=True)
+        trsm(dev, order, right, *flags, al, a, x)
+        result = x.T if right else x
+        if overwrite_b:
+            b2[...] = result
+            return caller_b
+        return dev.xp.ascontiguousarray(result).reshape(b.shape)
+
+
+def _conv_geo(dev, shape_x, shape_w, g, groups):
+    """The kernels' geometry array (conv.cuh): N, C, H, W, K, Cg, R, S, P, Q,
+    stride, padding before, dilation, groups."""
+    return dev.xp.asarray(np.array(tuple(shape_x) + tuple(shape_w) + g.out + g.stride + g.pad
+                                   + g.dilation + (groups,), np.int64))
+
+
+def _conv_launch(dev, name, order, dtype, rows, positions, args):
+    """rows (image, channel) pairs on grid.x, positions THREADS per block on grid.y."""
+    grid = (rows, -(-positions // THREADS))
+    if grid[1] > 65535 or rows > 2**31 - 1:
+        raise ValueError(f"reproblas: {positions} positions per channel (or {rows} "
+                         f"image-channel pairs) exceed the CUDA grid of this kernel; split "
+                         f"the batch or the image")
+    kind = "seq" if order == "sequential" else "pw"
+    dev.function(f"rb_{name}_{kind}_{_sfx(dtype)}")(grid, (THREADS,), args)
+
+
+def _conv_operands(dev, routine, order, names, arrays, ndims):
+    from . import _api
+    _api._order(order)
+    checked = _checked(dev, routine, names, arrays, ndims)
+    return [None if v is None else dev.xp.ascontiguousarray(v) for v in checked]
+
+
+def api_conv2d(dev, input, weight, bias, stride, padding, dilation, groups, order):
+    from . import _conv
+    x, w, b = _conv_operands(dev, "conv2d", order, ("input", "weight", "bias"),
+                             (input, weight, bias), (4, 4, 1))
+    groups, g, shape = _conv._conv2d_setup(x, w, b, stride, padding, dilation, groups)
+    with _on_device([x]):
+        y = dev.xp.empty(shape, x.dtype)
+        if y.size:
+            _conv_launch(dev, "conv2d", order, x.dtype, shape[0] * shape[1],
+                         shape[2] * shape[3], (_conv_geo(dev, x.shape, w.shape, g, groups), x,
+                                               w, w if b is None else b,
+                                               np.int32(b is not None), y))
+    return y
+
+
+def api_conv2d_grad_input(dev, grad_output, weight, input_shape, stride, padding, dilation,
+                          groups, order):
+    from . import _conv
+    gy, w = _conv_operands(dev, "conv2d_grad_input", order, ("grad_output", "weight"),
+                           (grad_output, weight), (4, 4))
+    groups, g, shape = _conv._grad_input_setup(gy, w, input_shape, stride, padding, dilation,
+                                               groups)
+    with _on_device([gy]):
+        gx = dev.xp.empty(shape, gy.dtype)
+        if gx.size:
+            _conv_launch(dev, "conv2d_grad_input", order, gy.dtype, shape[0] * shape[1],
+                         shape[2] * shape[3], (_conv_geo(dev, shape, w.shape, g, groups), gy,
+                                               w, gx))
+    return gx
+
+
+def api_conv2d_grad_weight(dev, input, grad_output, weight_shape, stride, padding, dilation,
+                           groups, order):
+    from . import _conv
+    x, gy = _conv_operands(dev, "conv2d_grad_weight", order, ("input", "grad_output"),
+                           (input, grad_output), (4, 4))
+    groups, g, shape = _conv._grad_weight_setup(x, gy, weight_shape, stride, padding,
+                                                dilation, groups)
+    with _on_device([x]):
+        gw = dev.xp.empty(shape, x.dtype)
+        if gw.size:
+            kind = "seq" if order == "sequential" else "pw"
+            dev.function(f"rb_conv2d_grad_weight_{kind}_{_sfx(x.dtype)}")(
+                grid_1d(dev, gw.size), (THREADS,),
+                (_conv_geo(dev, x.shape, shape, g, groups), x, gy, gw))
+    return gw
+
+
+def api_conv2d_grad_bias(dev, grad_output, order):
+    """The plain terms grad_y[n, k, p, q] over (n, p, q): a gemv with ones, as on the CPU
+    (g * 1 = g and fma(g, 1, S) = S + g exactly)."""
+    (gy,) = _conv_operands(dev, "conv2d_grad_bias", order, ("grad_output",), (grad_output,),
+                           (4,))
+    n, k, p, q = gy.shape
+    xp = dev.xp
+    with _on_device([gy]):
+        gb = xp.empty(k, gy.dtype)
+        if k:
+            a = xp.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(k, -1)
+            gemm(dev, order, 1, a, False, xp.ones((a.shape[1], 1), gy.dtype), False, 0,
+                 gb[:, None])
+    return gb

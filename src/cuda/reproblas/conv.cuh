@@ -1,0 +1,108 @@
+/* conv2d and its input / weight gradients (SPEC §3 "Convolution"), NCHW,
+ * contiguous operands: one thread per output element, which runs that
+ * output's whole term list in SPEC's lexicographic order (no split-K). A
+ * term whose position falls into the padding (or, for the input gradient,
+ * has no output position) is skipped, never added as a zero product: the
+ * pairwise tree is the one over the compacted list (rb_accum), as on the CPU
+ * (docs/reproblas.md). The bias gradient is a gemv on the host side.
+ *
+ * geo: N, C, H, W, K, Cg (= C / groups), R, S, P, Q, stride (h, w),
+ * padding before (h, w), dilation (h, w), groups. Grids: conv2d and grad_input put
+ * (image, channel) on grid.x and the spatial positions, NT per block, on
+ * grid.y, so a block shares its weights (uniform loads) and neighbouring
+ * threads read neighbouring columns of x (coalesced). */
+#ifndef RB_CUDA_CONV_CUH
+#define RB_CUDA_CONV_CUH
+
+#include "accum.cuh"
+
+struct rb_conv_geo {
+  long long n, c, h, w, k, cg, r, s, p, q, sh, sw, ph, pw, dh, dw, groups;
+};
+
+__device__ __forceinline__ rb_conv_geo rb_conv_load(const long long *g) {
+  return rb_conv_geo{g[0], g[1], g[2],  g[3],  g[4],  g[5],  g[6],  g[7],
+                     g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15], g[16]};
+}
+
+/* y[n, k, p, q] (+ bias[k] when has_bias): terms x * w over (c', r, s). */
+template <class T, int NT, bool PAIRWISE>
+__device__ __forceinline__ void rb_conv2d_body(const long long *geo, const T *x, const T *w,
+                                               const T *bias, int has_bias, T *y) {
+  const rb_conv_geo g = rb_conv_load(geo);
+  const long long pos = (long long)blockIdx.y * NT + threadIdx.x, nk = blockIdx.x;
+  if (pos >= g.p * g.q) return;
+  const long long p = pos / g.q, q = pos % g.q, n = nk / g.k, k = nk % g.k;
+  const long long c0 = k / (g.k / g.groups) * g.cg; /* first channel of k's group */
+  rb_accum<T, PAIRWISE> acc;
+  for (long long ci = 0; ci < g.cg; ++ci) {
+    const T *xc = x + (n * g.c + c0 + ci) * g.h * g.w;
+    const T *wc = w + (k * g.cg + ci) * g.r * g.s;
+    for (long long r = 0; r < g.r; ++r) {
+      const long long h = p * g.sh - g.ph + r * g.dh;
+      if (h < 0 || h >= g.h) continue;
+      for (long long s = 0; s < g.s; ++s) {
+        const long long v = q * g.sw - g.pw + s * g.dw;
+        if (v >= 0 && v < g.w) acc.add(xc[h * g.w + v], wc[r * g.s + s]);
+      }
+    }
+  }
+  const T sum = acc.sum();
+  y[nk * g.p * g.q + pos] = has_bias ? sum + bias[k] : sum;
+}
+
+/* gx[n, c, h, v]: terms grad_y[n, k, p, q] * w[k, c', r, s] over (k, r, s), k in
+ * c's group, where h = p*sh - ph + r*dh and v = q*sw - pw + s*dw for a valid (p, q). */
+template <class T, int NT, bool PAIRWISE>
+__device__ __forceinline__ void rb_conv2d_grad_input_body(const long long *geo, const T *gy,
+                                                          const T *w, T *gx) {
+  const rb_conv_geo g = rb_conv_load(geo);
+  const long long pos = (long long)blockIdx.y * NT + threadIdx.x, nc = blockIdx.x;
+  if (pos >= g.h * g.w) return;
+  const long long h = pos / g.w, v = pos % g.w, n = nc / g.c, c = nc % g.c;
+  const long long kg = g.k / g.groups, k0 = c / g.cg * kg, ci = c % g.cg;
+  rb_accum<T, PAIRWISE> acc;
+  for (long long k = k0; k < k0 + kg; ++k) {
+    const T *gk = gy + (n * g.k + k) * g.p * g.q;
+    const T *wk = w + (k * g.cg + ci) * g.r * g.s;
+    for (long long r = 0; r < g.r; ++r) {
+      const long long ph = h + g.ph - r * g.dh; /* = p * sh */
+      if (ph < 0 || ph % g.sh || ph / g.sh >= g.p) continue;
+      for (long long s = 0; s < g.s; ++s) {
+        const long long qw = v + g.pw - s * g.dw;
+        if (qw >= 0 && qw % g.sw == 0 && qw / g.sw < g.q)
+          acc.add(gk[ph / g.sh * g.q + qw / g.sw], wk[r * g.s + s]);
+      }
+    }
+  }
+  gx[nc * g.h * g.w + pos] = acc.sum();
+}
+
+/* gw[k, c', r, s]: terms grad_y[n, k, p, q] * x[n, c, h, v] over (n, p, q), for
+ * the (p, q) whose tap (r, s) reads the input. One thread per weight, grid-stride. */
+template <class T, bool PAIRWISE>
+__device__ __forceinline__ void rb_conv2d_grad_weight_body(const long long *geo, const T *x,
+                                                           const T *gy, T *gw) {
+  const rb_conv_geo g = rb_conv_load(geo);
+  const long long total = g.k * g.cg * g.r * g.s, kg = g.k / g.groups;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long s = e % g.s, r = e / g.s % g.r, ci = e / (g.s * g.r) % g.cg,
+                    k = e / (g.s * g.r * g.cg), c = k / kg * g.cg + ci;
+    rb_accum<T, PAIRWISE> acc;
+    for (long long n = 0; n < g.n; ++n) {
+      const T *gk = gy + (n * g.k + k) * g.p * g.q, *xc = x + (n * g.c + c) * g.h * g.w;
+      for (long long p = 0; p < g.p; ++p) {
+        const long long h = p * g.sh - g.ph + r * g.dh;
+        if (h < 0 || h >= g.h) continue;
+        for (long long q = 0; q < g.q; ++q) {
+          const long long v = q * g.sw - g.pw + s * g.dw;
+          if (v >= 0 && v < g.w) acc.add(gk[p * g.q + q], xc[h * g.w + v]);
+        }
+      }
+    }
+    gw[e] = acc.sum();
+  }
+}
+
+#endif /* RB_CUDA_CONV_CUH */
