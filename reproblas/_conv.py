@@ -224,16 +224,20 @@ def _conv2d_setup(x, w, b, stride, padding, dilation, groups):
     return groups, g, (n, k) + g.out
 
 
+def _check_grad_output(routine, gy, expected, what):
+    if gy.shape != expected:
+        raise ValueError(f"reproblas.{routine}: grad_output has shape {gy.shape}, but a "
+                         f"conv2d of {what} and these parameters gives {expected}")
+
+
 def _grad_input_setup(gy, w, input_shape, stride, padding, dilation, groups):
     """(groups, geometry, grad_input shape) of conv2d_grad_input, checked."""
     n, c, h, wd = _shape(input_shape, "input_shape", "conv2d_grad_input")
     k, cg, r, s = w.shape
     groups = _check_weight(w.shape, c, groups, "conv2d_grad_input")
     g = _Geometry("conv2d_grad_input", (h, wd), (r, s), stride, padding, dilation)
-    if gy.shape != (n, k) + g.out:
-        raise ValueError(f"reproblas.conv2d_grad_input: grad_output has shape {gy.shape}, but "
-                         f"a conv2d of input_shape {(n, c, h, wd)} with this weight and these "
-                         f"parameters gives {(n, k) + g.out}")
+    _check_grad_output("conv2d_grad_input", gy, (n, k) + g.out,
+                       f"input_shape {(n, c, h, wd)} with this weight")
     return groups, g, (n, c, h, wd)
 
 
@@ -243,10 +247,8 @@ def _grad_weight_setup(x, gy, weight_shape, stride, padding, dilation, groups):
     k, cg, r, s = _shape(weight_shape, "weight_shape", "conv2d_grad_weight")
     groups = _check_weight((k, cg, r, s), c, groups, "conv2d_grad_weight")
     g = _Geometry("conv2d_grad_weight", (h, wd), (r, s), stride, padding, dilation)
-    if gy.shape != (n, k) + g.out:
-        raise ValueError(f"reproblas.conv2d_grad_weight: grad_output has shape {gy.shape}, "
-                         f"but a conv2d of this input with weight_shape {(k, cg, r, s)} and "
-                         f"these parameters gives {(n, k) + g.out}")
+    _check_grad_output("conv2d_grad_weight", gy, (n, k) + g.out,
+                       f"this input with weight_shape {(k, cg, r, s)}")
     return groups, g, (k, cg, r, s)
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import reproblas
-from crlibm_py import _cuda
-from cuda_support import EmuDevice, emu_array, same_bits
+from cuda_support import emu_array, same_bits
+from test_cuda_emu_api import _emu, gpu  # noqa: F401 (fixtures: GPU arrays to the emulator)
 from test_cuda_emu_reproblas import _cpu_everywhere
 
 DTYPES = (np.float32, np.float64)
@@ -22,17 +22,6 @@ CASES = [
     ((1, 3, 5, 5), (3, 1, 1), 1, 0, 1, 3),             # depthwise 1x1
     ((1, 2, 4, 4), (2, 4, 4), 1, 3, 1, 1),             # windows entirely in the padding
 ]
-
-
-@pytest.fixture(scope="module")
-def _emu():
-    return EmuDevice()
-
-
-@pytest.fixture
-def gpu(_emu, monkeypatch):
-    monkeypatch.setattr(_cuda, "_device", [_emu])
-    return _emu
 
 
 def _data(rng, shape, dtype, special):
@@ -97,3 +86,33 @@ def test_layouts_empty_and_errors(gpu):
         reproblas.conv2d(emu_array(x[0]), emu_array(wt))
     with pytest.raises(TypeError, match="GPU and some in host"):
         reproblas.conv2d(emu_array(x), wt)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("order", ORDERS)
+def test_gpu_matches_cpu(order):
+    """On a real GPU (skipped without CuPy or a device): the cases above and a
+    ResNet-like layer, all four routines."""
+    from cuda_support import gpu_or_skip
+    cp = gpu_or_skip().xp
+    cases = CASES + [((4, 32, 28, 28), (64, 3, 3), 1, 1, 1, 1)]
+    for dtype in DTYPES:
+        for case, ((n, c, h, w), (k, r, s), stride, padding, dilation, groups) in enumerate(cases):
+            rng = np.random.default_rng(case)
+            x = _data(rng, (n, c, h, w), dtype, case % 2 == 1)
+            wt = _data(rng, (k, c // groups, r, s), dtype, case % 2 == 1)
+            bias = _data(rng, (k,), dtype, False)
+            kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
+                      order=order)
+            y = reproblas.conv2d(x, wt, bias, **kw)
+            same_bits(cp.asnumpy(reproblas.conv2d(cp.asarray(x), cp.asarray(wt),
+                                                  cp.asarray(bias), **kw)), y)
+            gy = _data(rng, y.shape, dtype, False)
+            same_bits(cp.asnumpy(reproblas.conv2d_grad_input(cp.asarray(gy), cp.asarray(wt),
+                                                             x.shape, **kw)),
+                      reproblas.conv2d_grad_input(gy, wt, x.shape, **kw))
+            same_bits(cp.asnumpy(reproblas.conv2d_grad_weight(cp.asarray(x), cp.asarray(gy),
+                                                              wt.shape, **kw)),
+                      reproblas.conv2d_grad_weight(x, gy, wt.shape, **kw))
+            same_bits(cp.asnumpy(reproblas.conv2d_grad_bias(cp.asarray(gy), order=order)),
+                      reproblas.conv2d_grad_bias(gy, order=order))

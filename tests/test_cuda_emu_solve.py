@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import reproblas
-from crlibm_py import _cuda
-from cuda_support import EmuDevice, emu_array, same_bits
+from cuda_support import emu_array, same_bits
+from test_cuda_emu_api import _emu, gpu  # noqa: F401 (fixtures: GPU arrays to the emulator)
 from test_cuda_emu_reproblas import _cpu_everywhere
 from test_reproblas_gemm import data
 from test_reproblas_trsm import triangle
@@ -16,17 +16,6 @@ from test_reproblas_trsm import triangle
 DTYPES = (np.float32, np.float64)
 ORDERS = ("sequential", "pairwise")
 FLAGS = list(itertools.product((False, True), repeat=3))  # lower, trans, unit
-
-
-@pytest.fixture(scope="module")
-def _emu():
-    return EmuDevice()
-
-
-@pytest.fixture
-def gpu(_emu, monkeypatch):
-    monkeypatch.setattr(_cuda, "_device", [_emu])
-    return _emu
 
 
 def _specials(rng, a, b, lower, dtype):
@@ -124,3 +113,26 @@ def test_overwrite_empty_and_errors(gpu):
         reproblas.trsv(emu_array(a), emu_array(b[:, 0]), order="tree")
     with pytest.raises(TypeError, match="GPU and some in host"):
         reproblas.trsm(1.0, emu_array(a), b)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("order", ORDERS)
+def test_gpu_matches_cpu(order):
+    """On a real GPU (skipped without CuPy or a device): every case, larger sizes."""
+    from cuda_support import gpu_or_skip
+    cp = gpu_or_skip().xp
+    rng = np.random.default_rng(15)
+    for dtype in DTYPES:
+        for lower, trans, unit in FLAGS:
+            for side in ("left", "right"):
+                a = triangle(rng, 300, dtype, lower)
+                a[~np.eye(300, dtype=bool)] /= 40  # well conditioned (junk NaN stays)
+                b = data(rng, (300, 300), dtype)
+                kw = dict(side=side, lower=lower, trans_a=trans, unit_diagonal=unit, order=order)
+                got = reproblas.trsm(0.5, cp.asarray(a), cp.asarray(b), **kw)
+                assert isinstance(got, cp.ndarray)
+                same_bits(cp.asnumpy(got), reproblas.trsm(0.5, a, b, **kw))
+            got = reproblas.trsv(cp.asarray(a), cp.asarray(b[:, 0]), lower=lower, trans=trans,
+                                 unit_diagonal=unit, order=order)
+            same_bits(cp.asnumpy(got), reproblas.trsv(a, b[:, 0], lower=lower, trans=trans,
+                                                      unit_diagonal=unit, order=order))
