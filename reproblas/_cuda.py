@@ -18,6 +18,7 @@ MAX_ITEMS = 4096   # the piece doubles until the items fit
 TILES = {("seq", "f32"): (128, 128), ("seq", "f64"): (64, 64), ("pw", "f32"): (32, 32),
          ("pw", "f64"): (32, 32)}
 GEMV_ROWS = 256
+CONV_CHANNELS = 4  # output channels per thread of the conv kernels (RB_CONV_TK)
 
 
 def _sfx(dtype):
@@ -386,12 +387,14 @@ def _conv_geo(dev, shape_x, shape_w, g, groups):
                                    + g.dilation + (groups,), np.int64))
 
 
-def _conv_launch(dev, name, order, dtype, rows, positions, args):
-    """rows (image, channel) pairs on grid.x, positions THREADS per block on grid.y."""
+def _conv_launch(dev, name, order, dtype, images, groups, channels, positions, args):
+    """(image, group, block of CONV_CHANNELS of the group's channels) on grid.x,
+    positions THREADS per block on grid.y."""
+    rows = images * groups * -(-channels // CONV_CHANNELS)
     grid = (rows, -(-positions // THREADS))
     if grid[1] > 65535 or rows > 2**31 - 1:
         raise ValueError(f"reproblas: {positions} positions per channel (or {rows} "
-                         f"image-channel pairs) exceed the CUDA grid of this kernel; split "
+                         f"image-channel blocks) exceed the CUDA grid of this kernel; split "
                          f"the batch or the image")
     kind = "seq" if order == "sequential" else "pw"
     dev.function(f"rb_{name}_{kind}_{_sfx(dtype)}")(grid, (THREADS,), args)
@@ -412,9 +415,9 @@ def api_conv2d(dev, input, weight, bias, stride, padding, dilation, groups, orde
     with _on_device([x]):
         y = dev.xp.empty(shape, x.dtype)
         if y.size:
-            _conv_launch(dev, "conv2d", order, x.dtype, shape[0] * shape[1],
-                         shape[2] * shape[3], (_conv_geo(dev, x.shape, w.shape, g, groups), x,
-                                               w, w if b is None else b,
+            geo = _conv_geo(dev, x.shape, w.shape, g, groups)
+            _conv_launch(dev, "conv2d", order, x.dtype, shape[0], groups, shape[1] // groups,
+                         shape[2] * shape[3], (geo, x, w, w if b is None else b,
                                                np.int32(b is not None), y))
     return y
 
@@ -429,9 +432,9 @@ def api_conv2d_grad_input(dev, grad_output, weight, input_shape, stride, padding
     with _on_device([gy]):
         gx = dev.xp.empty(shape, gy.dtype)
         if gx.size:
-            _conv_launch(dev, "conv2d_grad_input", order, gy.dtype, shape[0] * shape[1],
-                         shape[2] * shape[3], (_conv_geo(dev, shape, w.shape, g, groups), gy,
-                                               w, gx))
+            geo = _conv_geo(dev, shape, w.shape, g, groups)
+            _conv_launch(dev, "conv2d_grad_input", order, gy.dtype, shape[0], groups,
+                         shape[1] // groups, shape[2] * shape[3], (geo, gy, w, gx))
     return gx
 
 

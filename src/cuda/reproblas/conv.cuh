@@ -8,9 +8,9 @@
  *
  * geo: N, C, H, W, K, Cg (= C / groups), R, S, P, Q, stride (h, w),
  * padding before (h, w), dilation (h, w), groups. Grids: conv2d and grad_input put
- * (image, channel) on grid.x and the spatial positions, NT per block, on
- * grid.y, so a block shares its weights (uniform loads) and neighbouring
- * threads read neighbouring columns of x (coalesced). */
+ * (image, block of TK channels) on grid.x and the spatial positions, NT per
+ * block, on grid.y, so a block shares its weights (uniform loads) and
+ * neighbouring threads read neighbouring columns of x (coalesced). */
 #ifndef RB_CUDA_CONV_CUH
 #define RB_CUDA_CONV_CUH
 
@@ -25,57 +25,84 @@ __device__ __forceinline__ rb_conv_geo rb_conv_load(const long long *g) {
                      g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15], g[16]};
 }
 
-/* y[n, k, p, q] (+ bias[k] when has_bias): terms x * w over (c', r, s). */
-template <class T, int NT, bool PAIRWISE>
+/* The block's outputs: image n, up to TK consecutive channels [c0, c0 + nc) of
+ * one group (channels per group: per_group), and the position pos; grid.x runs
+ * over (image, group, channel block), grid.y over the positions. */
+struct rb_conv_block {
+  long long n, group, c0, pos;
+  int nc;
+};
+
+template <int NT, int TK>
+__device__ __forceinline__ rb_conv_block rb_conv_block_of(long long groups, long long per_group) {
+  const long long blocks = (per_group + TK - 1) / TK, bx = blockIdx.x;
+  const long long cb = bx % blocks, group = bx / blocks % groups;
+  const long long left = per_group - cb * TK;
+  return rb_conv_block{bx / (blocks * groups), group, group * per_group + cb * TK,
+                       (long long)blockIdx.y * NT + threadIdx.x, left < TK ? (int)left : TK};
+}
+
+/* y[n, k, p, q] (+ bias[k] when has_bias): terms x * w over (c', r, s). A thread
+ * computes TK output channels of one position: each x it loads feeds TK
+ * independent sums (they share the present taps). */
+template <class T, int NT, int TK, bool PAIRWISE>
 __device__ __forceinline__ void rb_conv2d_body(const long long *geo, const T *x, const T *w,
                                                const T *bias, int has_bias, T *y) {
   const rb_conv_geo g = rb_conv_load(geo);
-  const long long pos = (long long)blockIdx.y * NT + threadIdx.x, nk = blockIdx.x;
-  if (pos >= g.p * g.q) return;
-  const long long p = pos / g.q, q = pos % g.q, n = nk / g.k, k = nk % g.k;
-  const long long c0 = k / (g.k / g.groups) * g.cg; /* first channel of k's group */
-  rb_accum<T, PAIRWISE> acc;
+  const rb_conv_block b = rb_conv_block_of<NT, TK>(g.groups, g.k / g.groups);
+  if (b.pos >= g.p * g.q) return;
+  const long long p = b.pos / g.q, q = b.pos % g.q, rs = g.r * g.s;
+  rb_accum<T, PAIRWISE> acc[TK];
   for (long long ci = 0; ci < g.cg; ++ci) {
-    const T *xc = x + (n * g.c + c0 + ci) * g.h * g.w;
-    const T *wc = w + (k * g.cg + ci) * g.r * g.s;
+    const T *xc = x + (b.n * g.c + b.group * g.cg + ci) * g.h * g.w;
+    const T *wc = w + (b.c0 * g.cg + ci) * rs; /* + t * cg * rs: channel c0 + t */
     for (long long r = 0; r < g.r; ++r) {
       const long long h = p * g.sh - g.ph + r * g.dh;
       if (h < 0 || h >= g.h) continue;
       for (long long s = 0; s < g.s; ++s) {
         const long long v = q * g.sw - g.pw + s * g.dw;
-        if (v >= 0 && v < g.w) acc.add(xc[h * g.w + v], wc[r * g.s + s]);
+        if (v < 0 || v >= g.w) continue;
+        const T xv = xc[h * g.w + v];
+        for (int t = 0; t < TK; ++t)
+          if (t < b.nc) acc[t].add(xv, wc[t * g.cg * rs + r * g.s + s]);
       }
     }
   }
-  const T sum = acc.sum();
-  y[nk * g.p * g.q + pos] = has_bias ? sum + bias[k] : sum;
+  for (int t = 0; t < TK && t < b.nc; ++t) {
+    const T sum = acc[t].sum();
+    y[(b.n * g.k + b.c0 + t) * g.p * g.q + b.pos] = has_bias ? sum + bias[b.c0 + t] : sum;
+  }
 }
 
 /* gx[n, c, h, v]: terms grad_y[n, k, p, q] * w[k, c', r, s] over (k, r, s), k in
- * c's group, where h = p*sh - ph + r*dh and v = q*sw - pw + s*dw for a valid (p, q). */
-template <class T, int NT, bool PAIRWISE>
+ * c's group, where h = p*sh - ph + r*dh and v = q*sw - pw + s*dw for a valid (p, q).
+ * A thread computes TK input channels of one position, as conv2d. */
+template <class T, int NT, int TK, bool PAIRWISE>
 __device__ __forceinline__ void rb_conv2d_grad_input_body(const long long *geo, const T *gy,
                                                           const T *w, T *gx) {
   const rb_conv_geo g = rb_conv_load(geo);
-  const long long pos = (long long)blockIdx.y * NT + threadIdx.x, nc = blockIdx.x;
-  if (pos >= g.h * g.w) return;
-  const long long h = pos / g.w, v = pos % g.w, n = nc / g.c, c = nc % g.c;
-  const long long kg = g.k / g.groups, k0 = c / g.cg * kg, ci = c % g.cg;
-  rb_accum<T, PAIRWISE> acc;
-  for (long long k = k0; k < k0 + kg; ++k) {
-    const T *gk = gy + (n * g.k + k) * g.p * g.q;
-    const T *wk = w + (k * g.cg + ci) * g.r * g.s;
+  const rb_conv_block b = rb_conv_block_of<NT, TK>(g.groups, g.cg);
+  if (b.pos >= g.h * g.w) return;
+  const long long h = b.pos / g.w, v = b.pos % g.w, kg = g.k / g.groups, rs = g.r * g.s;
+  const long long ci0 = b.c0 - b.group * g.cg;
+  rb_accum<T, PAIRWISE> acc[TK];
+  for (long long k = b.group * kg; k < (b.group + 1) * kg; ++k) {
+    const T *gk = gy + (b.n * g.k + k) * g.p * g.q;
+    const T *wk = w + (k * g.cg + ci0) * rs; /* + t * rs: channel c0 + t */
     for (long long r = 0; r < g.r; ++r) {
       const long long ph = h + g.ph - r * g.dh; /* = p * sh */
       if (ph < 0 || ph % g.sh || ph / g.sh >= g.p) continue;
       for (long long s = 0; s < g.s; ++s) {
         const long long qw = v + g.pw - s * g.dw;
-        if (qw >= 0 && qw % g.sw == 0 && qw / g.sw < g.q)
-          acc.add(gk[ph / g.sh * g.q + qw / g.sw], wk[r * g.s + s]);
+        if (qw < 0 || qw % g.sw || qw / g.sw >= g.q) continue;
+        const T gv = gk[ph / g.sh * g.q + qw / g.sw];
+        for (int t = 0; t < TK; ++t)
+          if (t < b.nc) acc[t].add(gv, wk[t * rs + r * g.s + s]);
       }
     }
   }
-  gx[nc * g.h * g.w + pos] = acc.sum();
+  for (int t = 0; t < TK && t < b.nc; ++t)
+    gx[(b.n * g.c + b.c0 + t) * g.h * g.w + b.pos] = acc[t].sum();
 }
 
 /* gw[k, c', r, s]: terms grad_y[n, k, p, q] * x[n, c, h, v] over (n, p, q), for
