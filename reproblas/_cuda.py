@@ -18,6 +18,7 @@ MAX_ITEMS = 4096   # the piece doubles until the items fit
 TILES = {("seq", "f32"): (128, 128), ("seq", "f64"): (64, 64), ("pw", "f32"): (32, 32),
          ("pw", "f64"): (32, 32)}
 GEMV_ROWS = 256
+TRSM_BLOCK = 128   # rows per diagonal block of a lower solve (a power of two)
 CONV_CHANNELS = 4  # output channels per thread of the conv kernels (RB_CONV_TK)
 
 
@@ -338,19 +339,45 @@ def trsm(dev, order, right, lower, trans, unit, alpha, a, x):
     """Solves in place the C-ordered (systems, right-hand sides) array x: column c
     of x is one right-hand side, scaled by alpha first unless alpha is None. The
     case (side, lower, trans) maps onto one lower or upper M as on the CPU
-    (src/c/reproblas/trsm.c): right side and transpose each transpose M."""
+    (src/c/reproblas/trsm.c): right side and transpose each transpose M. Lower M
+    is solved TRSM_BLOCK rows at a time after gemm updates (trsm.cuh)."""
     nsys, nrhs = x.shape
     if nsys == 0 or nrhs == 0:
         return x
-    a, (a_rs, a_cs) = element_strides(dev, a)
-    t = trans != right
-    m_rs, m_cs = (a_cs, a_rs) if t else (a_rs, a_cs)
+    xp, t = dev.xp, trans != right
+    mat = a.T if t else a  # M, any strides
+    mat_e, (m_rs, m_cs) = element_strides(dev, mat)
+    lower = lower != t
     kind, tp = "seq" if order == "sequential" else "pw", x.dtype.type
-    dev.function(f"rb_trsm_{kind}_{_sfx(x.dtype)}")((-(-nrhs // THREADS),), (THREADS,), (
-        np.int64(nsys), np.int64(nrhs), tp(1 if alpha is None else alpha),
-        np.int32(alpha is not None), np.int32(lower != t), np.int32(unit), a, np.int64(m_rs),
-        np.int64(m_cs), x, np.int64(nrhs), np.int64(1)))
+    solve = dev.function(f"rb_trsm_{kind}_{_sfx(x.dtype)}")
+    step = TRSM_BLOCK if lower else nsys
+    for r0 in range(0, nsys, step):
+        r1 = min(r0 + step, nsys)
+        carry = _trsm_carry(dev, order, mat, x, r0, r1) if lower and r0 else None
+        solve((-(-nrhs // THREADS),), (THREADS,), (
+            np.int64(nsys), np.int64(nrhs), tp(1 if alpha is None else alpha),
+            np.int32(alpha is not None and r0 == 0), np.int32(lower), np.int32(unit), mat_e,
+            np.int64(m_rs), np.int64(m_cs), x, np.int64(nrhs), np.int64(1), np.int64(r0),
+            np.int64(r1), x if carry is None else carry,
+            np.int32(0 if carry is None else carry.shape[0]),
+            np.int64((r1 - r0) * nrhs)))
     return x
+
+
+def _trsm_carry(dev, order, mat, x, r0, r1):
+    """The sums over j < r0 of rows [r0, r1) of lower M times the solved rows of x:
+    sequential, one gemm (its S is each element's fma chain so far); pairwise,
+    one perfect tree per aligned block of r0's binary expansion, largest first
+    (r0 is a multiple of the power-of-two TRSM_BLOCK)."""
+    if order == "sequential":
+        blocks = [(0, r0)]
+    else:
+        blocks = [(r0 & ~((1 << (b + 1)) - 1), 1 << b)
+                  for b in range(r0.bit_length() - 1, -1, -1) if r0 >> b & 1]
+    carry = dev.xp.empty((len(blocks), r1 - r0, x.shape[1]), x.dtype)
+    for c, (k0, size) in zip(carry, blocks):
+        gemm(dev, order, 1, mat[r0:r1, k0:k0 + size], False, x[k0:k0 + size], False, 0, c)
+    return carry
 
 
 def api_trsm(dev, routine, alpha, a, b, side, lower, trans, unit, order, overwrite_b):

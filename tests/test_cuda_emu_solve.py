@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import reproblas
+from reproblas import _cuda as rb_cuda
 from cuda_support import emu_array, same_bits
 from test_cuda_emu_api import _emu, gpu  # noqa: F401 (fixtures: GPU arrays to the emulator)
 from test_cuda_emu_reproblas import _cpu_everywhere
@@ -30,9 +31,17 @@ def _specials(rng, a, b, lower, dtype):
     b[pick] = rng.choice(specials, pick.sum())
 
 
+@pytest.fixture(params=[128, 2], ids=lambda b: f"block{b}")
+def block(request, monkeypatch):
+    """Rows per diagonal block of a lower solve: small ones force the gemm
+    updates, and pairwise several carried blocks (r0 = 6: 4 + 2, 14: 8 + 4 + 2)."""
+    monkeypatch.setattr(rb_cuda, "TRSM_BLOCK", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
-def test_trsm_every_case(gpu, order, dtype, monkeypatch):
+def test_trsm_every_case(gpu, block, order, dtype, monkeypatch):
     """Both sides, triangles, transposes, unit or not; odd sizes, strided and
     Fortran-ordered b, alpha scaling, special values (zero diagonals included)."""
     rng = np.random.default_rng(11)
@@ -57,11 +66,11 @@ def test_trsm_every_case(gpu, order, dtype, monkeypatch):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
-def test_trsv_every_case(gpu, order, dtype, monkeypatch):
+def test_trsv_every_case(gpu, block, order, dtype, monkeypatch):
     rng = np.random.default_rng(12)
     for idx, (lower, trans, unit) in enumerate(FLAGS):
-        a = triangle(rng, 13, dtype, lower)
-        b = data(rng, (13,), dtype)
+        a = triangle(rng, 15, dtype, lower)
+        b = data(rng, (15,), dtype)
         if idx % 2:
             _specials(rng, a, b, lower, dtype)
         a_dev = emu_array(np.asfortranarray(a) if idx % 3 else a)  # any layout of a
@@ -74,7 +83,9 @@ def test_trsv_every_case(gpu, order, dtype, monkeypatch):
 @pytest.mark.parametrize("order", ORDERS)
 def test_long_rows_and_many_rhs(gpu, order, monkeypatch):
     """Rows longer than one shared-memory stretch (256), more right-hand sides
-    than one block, a non-power-of-two pairwise length."""
+    than one block, non-power-of-two pairwise lengths, a lower solve in blocks of
+    32 rows (pairwise r0 = 288: carried blocks of 256 and 32)."""
+    monkeypatch.setattr(rb_cuda, "TRSM_BLOCK", 32)
     rng = np.random.default_rng(13)
     a = triangle(rng, 300, np.float32, True)
     a[np.tril_indices(300, -1)] /= 30

@@ -1,6 +1,7 @@
 /* reproblas kernels, float32 and float64 (entry points for CuPy's
  * RawModule and the host emulation). Bodies: reproblas/level1.cuh and
- * reproblas/gemm.cuh, reproblas/trsm.cuh, reproblas/conv.cuh; launch geometry: reproblas/_cuda.py. */
+ * reproblas/gemm.cuh, reproblas/trsm.cuh, reproblas/conv.cuh; launch geometry:
+ * reproblas/_cuda.py. */
 #include "cuda_prelude.cuh"
 
 #include "reproblas/level1.cuh"
@@ -67,8 +68,10 @@
 #define RB_DEFINE_SOLVE_CONV(T, sfx, kind, PW)                                                \
   extern "C" __global__ void rb_trsm_##kind##_##sfx(                                          \
       long long n, long long nrhs, T alpha, int scale, int lower, int unit, const T *m,        \
-      long long m_rs, long long m_cs, T *x, long long x_rs, long long x_cs) {                   \
-    rb_trsm_body<T, 256, PW>(n, nrhs, alpha, scale, lower, unit, m, m_rs, m_cs, x, x_rs, x_cs); \
+      long long m_rs, long long m_cs, T *x, long long x_rs, long long x_cs, long long r0,      \
+      long long r1, const T *carry, int carry_count, long long carry_stride) {                  \
+    rb_trsm_body<T, 256, PW>(n, nrhs, alpha, scale, lower, unit, m, m_rs, m_cs, x, x_rs, x_cs, \
+                             r0, r1, carry, carry_count, carry_stride);                         \
   }                                                                                            \
   extern "C" __global__ void rb_conv2d_##kind##_##sfx(const long long *geo, const T *x,       \
                                                       const T *w, const T *bias, int has_bias, \
