@@ -19,7 +19,7 @@ TILES = {("seq", "f32"): (128, 128), ("seq", "f64"): (64, 64), ("pw", "f32"): (3
          ("pw", "f64"): (32, 32)}
 GEMV_ROWS = 256
 TRSM_BLOCK = 128   # rows per diagonal block of a lower solve (a power of two)
-CONV_CHANNELS = 4  # output channels per thread of the conv kernels (RB_CONV_TK)
+CONV_CHANNELS = 8  # output channels per thread of the conv kernels (RB_CONV_TK)
 
 
 def _sfx(dtype):

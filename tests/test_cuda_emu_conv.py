@@ -21,7 +21,8 @@ CASES = [
     ((1, 5, 6, 7), (3, 5, 1), 2, "valid", 1, 1),
     ((1, 3, 5, 5), (3, 1, 1), 1, 0, 1, 3),             # depthwise 1x1
     ((1, 2, 4, 4), (2, 4, 4), 1, 3, 1, 1),             # windows entirely in the padding
-    ((2, 6, 5, 6), (10, 3, 2), 1, 1, 1, 2),            # channel blocks of 4 ragged (5 per group)
+    ((2, 6, 5, 6), (10, 3, 2), 1, 1, 1, 2),            # channel blocks of 8 ragged (5 per group)
+    ((1, 12, 5, 4), (9, 2, 3), 1, 1, 1, 1),            # 72 taps: three weight stages; 9 = 8 + 1
 ]
 
 

@@ -64,7 +64,7 @@
 
 /* trsv / trsm and the convolutions, 256 threads per block; kind: seq / pw.
  * RB_CONV_TK: output channels per thread (reproblas/_cuda.py CONV_CHANNELS). */
-#define RB_CONV_TK 4
+#define RB_CONV_TK 8
 #define RB_DEFINE_SOLVE_CONV(T, sfx, kind, PW)                                                \
   extern "C" __global__ void rb_trsm_##kind##_##sfx(                                          \
       long long n, long long nrhs, T alpha, int scale, int lower, int unit, const T *m,        \
@@ -76,12 +76,12 @@
   extern "C" __global__ void rb_conv2d_##kind##_##sfx(const long long *geo, const T *x,       \
                                                       const T *w, const T *bias, int has_bias, \
                                                       T *y) {                                  \
-    rb_conv2d_body<T, 256, RB_CONV_TK, PW>(geo, x, w, bias, has_bias, y);                                 \
+    rb_conv2d_body<T, 256, RB_CONV_TK, PW>(geo, x, w, bias, has_bias, y);                     \
   }                                                                                            \
   extern "C" __global__ void rb_conv2d_grad_input_##kind##_##sfx(const long long *geo,        \
                                                                  const T *gy, const T *w,      \
                                                                  T *gx) {                      \
-    rb_conv2d_grad_input_body<T, 256, RB_CONV_TK, PW>(geo, gy, w, gx);                                    \
+    rb_conv2d_grad_input_body<T, 256, RB_CONV_TK, PW>(geo, gy, w, gx);                        \
   }                                                                                            \
   extern "C" __global__ void rb_conv2d_grad_weight_##kind##_##sfx(const long long *geo,       \
                                                                   const T *x, const T *gy,     \

@@ -42,33 +42,50 @@ __device__ __forceinline__ rb_conv_block rb_conv_block_of(long long groups, long
                        (long long)blockIdx.y * NT + threadIdx.x, left < TK ? (int)left : TK};
 }
 
+/* Taps (c', r, s) of the weights per shared-memory stage of conv2d. */
+#define RB_CONV_TAPS 32
+
 /* y[n, k, p, q] (+ bias[k] when has_bias): terms x * w over (c', r, s). A thread
  * computes TK output channels of one position: each x it loads feeds TK
- * independent sums (they share the present taps). */
+ * independent sums (they share the present taps). The block's TK channels of
+ * weights are staged in shared memory, RB_CONV_TAPS taps at a time; every
+ * thread walks the same taps, so all meet at the barriers. */
 template <class T, int NT, int TK, bool PAIRWISE>
 __device__ __forceinline__ void rb_conv2d_body(const long long *geo, const T *x, const T *w,
                                                const T *bias, int has_bias, T *y) {
+  __shared__ T ws[RB_CONV_TAPS][TK];
   const rb_conv_geo g = rb_conv_load(geo);
   const rb_conv_block b = rb_conv_block_of<NT, TK>(g.groups, g.k / g.groups);
-  if (b.pos >= g.p * g.q) return;
-  const long long p = b.pos / g.q, q = b.pos % g.q, rs = g.r * g.s;
+  const bool active = b.pos < g.p * g.q;
+  const long long p = b.pos / g.q, q = b.pos % g.q, taps = g.cg * g.r * g.s;
+  const T *xn = x + (b.n * g.c + b.group * g.cg) * g.h * g.w;
   rb_accum<T, PAIRWISE> acc[TK];
-  for (long long ci = 0; ci < g.cg; ++ci) {
-    const T *xc = x + (b.n * g.c + b.group * g.cg + ci) * g.h * g.w;
-    const T *wc = w + (b.c0 * g.cg + ci) * rs; /* + t * cg * rs: channel c0 + t */
-    for (long long r = 0; r < g.r; ++r) {
-      const long long h = p * g.sh - g.ph + r * g.dh;
-      if (h < 0 || h >= g.h) continue;
-      for (long long s = 0; s < g.s; ++s) {
-        const long long v = q * g.sw - g.pw + s * g.dw;
-        if (v < 0 || v >= g.w) continue;
-        const T xv = xc[h * g.w + v];
+  long long ci = 0, r = 0, s = 0; /* the tap u0 + u, counted up */
+  for (long long u0 = 0; u0 < taps; u0 += RB_CONV_TAPS) {
+    const int len = taps - u0 < RB_CONV_TAPS ? (int)(taps - u0) : RB_CONV_TAPS;
+    __syncthreads(); /* the previous stage is consumed */
+    for (int e = threadIdx.x; e < RB_CONV_TAPS * TK; e += NT) {
+      const int u = e / TK, t = e % TK;
+      ws[u][t] = u < len && t < b.nc ? w[(b.c0 + t) * taps + u0 + u] : T(0);
+    }
+    __syncthreads();
+    for (int u = 0; u < len && active; ++u) {
+      const long long h = p * g.sh - g.ph + r * g.dh, v = q * g.sw - g.pw + s * g.dw;
+      if (h >= 0 && h < g.h && v >= 0 && v < g.w) {
+        const T xv = xn[(ci * g.h + h) * g.w + v];
         for (int t = 0; t < TK; ++t)
-          if (t < b.nc) acc[t].add(xv, wc[t * g.cg * rs + r * g.s + s]);
+          if (t < b.nc) acc[t].add(xv, ws[u][t]);
+      }
+      if (++s == g.s) {
+        s = 0;
+        if (++r == g.r) {
+          r = 0;
+          ++ci;
+        }
       }
     }
   }
-  for (int t = 0; t < TK && t < b.nc; ++t) {
+  for (int t = 0; t < TK && t < b.nc && active; ++t) {
     const T sum = acc[t].sum();
     y[(b.n * g.k + b.c0 + t) * g.p * g.q + b.pos] = has_bias ? sum + bias[b.c0 + t] : sum;
   }
