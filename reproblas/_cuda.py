@@ -416,7 +416,7 @@ def _conv_geo(dev, shape_x, shape_w, g, groups):
 
 def _conv_launch(dev, name, order, dtype, images, groups, channels, positions, args):
     """(image, group, block of CONV_CHANNELS of the group's channels) on grid.x,
-    positions THREADS per block on grid.y."""
+    positions (grad_weight: taps) THREADS per block on grid.y."""
     rows = images * groups * -(-channels // CONV_CHANNELS)
     grid = (rows, -(-positions // THREADS))
     if grid[1] > 65535 or rows > 2**31 - 1:
@@ -475,10 +475,9 @@ def api_conv2d_grad_weight(dev, input, grad_output, weight_shape, stride, paddin
     with _on_device([x]):
         gw = dev.xp.empty(shape, x.dtype)
         if gw.size:
-            kind = "seq" if order == "sequential" else "pw"
-            dev.function(f"rb_conv2d_grad_weight_{kind}_{_sfx(x.dtype)}")(
-                grid_1d(dev, gw.size), (THREADS,),
-                (_conv_geo(dev, x.shape, shape, g, groups), x, gy, gw))
+            geo = _conv_geo(dev, x.shape, shape, g, groups)
+            _conv_launch(dev, "conv2d_grad_weight", order, x.dtype, 1, groups,
+                         shape[0] // groups, shape[1] * shape[2] * shape[3], (geo, x, gy, gw))
     return gw
 
 

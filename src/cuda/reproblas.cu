@@ -86,7 +86,7 @@
   extern "C" __global__ void rb_conv2d_grad_weight_##kind##_##sfx(const long long *geo,       \
                                                                   const T *x, const T *gy,     \
                                                                   T *gw) {                     \
-    rb_conv2d_grad_weight_body<T, PW>(geo, x, gy, gw);                                        \
+    rb_conv2d_grad_weight_body<T, 256, RB_CONV_TK, PW>(geo, x, gy, gw);                       \
   }
 
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)

@@ -1,16 +1,18 @@
 /* conv2d and its input / weight gradients (SPEC §3 "Convolution"), NCHW,
- * contiguous operands: one thread per output element, which runs that
- * output's whole term list in SPEC's lexicographic order (no split-K). A
- * term whose position falls into the padding (or, for the input gradient,
- * has no output position) is skipped, never added as a zero product: the
- * pairwise tree is the one over the compacted list (rb_accum), as on the CPU
+ * contiguous operands. Each output's whole term list is run by one thread in
+ * SPEC's lexicographic order (no split-K); a thread owns TK outputs that share
+ * one operand value per term (TK channels at one position / tap). A term whose
+ * position falls into the padding (or, for the input gradient, has no output
+ * position) is skipped, never added as a zero product: the pairwise tree is
+ * the one over the compacted list (rb_accum), as on the CPU
  * (docs/reproblas.md). The bias gradient is a gemv on the host side.
  *
  * geo: N, C, H, W, K, Cg (= C / groups), R, S, P, Q, stride (h, w),
- * padding before (h, w), dilation (h, w), groups. Grids: conv2d and grad_input put
- * (image, block of TK channels) on grid.x and the spatial positions, NT per
- * block, on grid.y, so a block shares its weights (uniform loads) and
- * neighbouring threads read neighbouring columns of x (coalesced). */
+ * padding before (h, w), dilation (h, w), groups. Grids: (image, group, block
+ * of TK channels) on grid.x and the positions (grad_weight: the taps), NT per
+ * block, on grid.y, so a block shares its channel block's operand (staged in
+ * shared memory or uniform loads) and neighbouring threads read neighbouring
+ * elements of the other (coalesced). */
 #ifndef RB_CUDA_CONV_CUH
 #define RB_CUDA_CONV_CUH
 
@@ -123,30 +125,49 @@ __device__ __forceinline__ void rb_conv2d_grad_input_body(const long long *geo, 
 }
 
 /* gw[k, c', r, s]: terms grad_y[n, k, p, q] * x[n, c, h, v] over (n, p, q), for
- * the (p, q) whose tap (r, s) reads the input. One thread per weight, grid-stride. */
-template <class T, bool PAIRWISE>
+ * the (p, q) whose tap (r, s) reads the input. A thread owns one (c', r, s) of
+ * TK channels k of a group (grid.x: group and channel block; grid.y: the taps,
+ * NT per block); each x it loads feeds TK sums, and the block's grad_y values
+ * are staged in shared memory, RB_CONV_TAPS positions (n, p, q) at a time. */
+template <class T, int NT, int TK, bool PAIRWISE>
 __device__ __forceinline__ void rb_conv2d_grad_weight_body(const long long *geo, const T *x,
                                                            const T *gy, T *gw) {
+  __shared__ T gs[RB_CONV_TAPS][TK];
   const rb_conv_geo g = rb_conv_load(geo);
-  const long long total = g.k * g.cg * g.r * g.s, kg = g.k / g.groups;
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-       e += (long long)gridDim.x * blockDim.x) {
-    const long long s = e % g.s, r = e / g.s % g.r, ci = e / (g.s * g.r) % g.cg,
-                    k = e / (g.s * g.r * g.cg), c = k / kg * g.cg + ci;
-    rb_accum<T, PAIRWISE> acc;
-    for (long long n = 0; n < g.n; ++n) {
-      const T *gk = gy + (n * g.k + k) * g.p * g.q, *xc = x + (n * g.c + c) * g.h * g.w;
-      for (long long p = 0; p < g.p; ++p) {
-        const long long h = p * g.sh - g.ph + r * g.dh;
-        if (h < 0 || h >= g.h) continue;
-        for (long long q = 0; q < g.q; ++q) {
-          const long long v = q * g.sw - g.pw + s * g.dw;
-          if (v >= 0 && v < g.w) acc.add(gk[p * g.q + q], xc[h * g.w + v]);
+  const rb_conv_block b = rb_conv_block_of<NT, TK>(g.groups, g.k / g.groups);
+  const long long rs = g.r * g.s, pq = g.p * g.q, total = g.n * pq;
+  const bool active = b.pos < g.cg * rs;
+  const long long ci = b.pos / rs, r = b.pos / g.s % g.r, s = b.pos % g.s;
+  const T *xc = x + (b.group * g.cg + ci) * g.h * g.w; /* + n * c * h * w */
+  rb_accum<T, PAIRWISE> acc[TK];
+  long long n = 0, p = 0, q = 0; /* the position u0 + u, counted up */
+  for (long long u0 = 0; u0 < total; u0 += RB_CONV_TAPS) {
+    const int len = total - u0 < RB_CONV_TAPS ? (int)(total - u0) : RB_CONV_TAPS;
+    __syncthreads(); /* the previous stage is consumed */
+    for (int e = threadIdx.x; e < RB_CONV_TAPS * TK; e += NT) {
+      const int u = e / TK, t = e % TK;
+      const long long at = u0 + u;
+      gs[u][t] = u < len && t < b.nc ? gy[(at / pq * g.k + b.c0 + t) * pq + at % pq] : T(0);
+    }
+    __syncthreads();
+    for (int u = 0; u < len && active; ++u) {
+      const long long h = p * g.sh - g.ph + r * g.dh, v = q * g.sw - g.pw + s * g.dw;
+      if (h >= 0 && h < g.h && v >= 0 && v < g.w) {
+        const T xv = xc[(n * g.c * g.h + h) * g.w + v];
+        for (int t = 0; t < TK; ++t)
+          if (t < b.nc) acc[t].add(gs[u][t], xv);
+      }
+      if (++q == g.q) {
+        q = 0;
+        if (++p == g.p) {
+          p = 0;
+          ++n;
         }
       }
     }
-    gw[e] = acc.sum();
   }
+  for (int t = 0; t < TK && t < b.nc && active; ++t)
+    gw[(b.c0 + t) * g.cg * rs + b.pos] = acc[t].sum();
 }
 
 #endif /* RB_CUDA_CONV_CUH */
