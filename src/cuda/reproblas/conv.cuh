@@ -44,8 +44,21 @@ __device__ __forceinline__ rb_conv_block rb_conv_block_of(long long groups, long
                        (long long)blockIdx.y * NT + threadIdx.x, left < TK ? (int)left : TK};
 }
 
-/* Taps (c', r, s) of the weights per shared-memory stage of conv2d. */
+/* Terms (taps or positions) per shared-memory stage. */
 #define RB_CONV_TAPS 32
+
+/* buf[u][t] = load(u, t) for the stage's len terms and nc channels, zeros
+ * beyond (never used), by the whole block, between barriers: every thread
+ * calls it with the same len. */
+template <class T, int NT, int TK, class Load>
+__device__ __forceinline__ void rb_conv_stage(T (*buf)[TK], int len, int nc, Load load) {
+  __syncthreads(); /* the previous stage is consumed */
+  for (int e = threadIdx.x; e < RB_CONV_TAPS * TK; e += NT) {
+    const int u = e / TK, t = e % TK;
+    buf[u][t] = u < len && t < nc ? load(u, t) : T(0);
+  }
+  __syncthreads();
+}
 
 /* y[n, k, p, q] (+ bias[k] when has_bias): terms x * w over (c', r, s). A thread
  * computes TK output channels of one position: each x it loads feeds TK
@@ -65,12 +78,8 @@ __device__ __forceinline__ void rb_conv2d_body(const long long *geo, const T *x,
   long long ci = 0, r = 0, s = 0; /* the tap u0 + u, counted up */
   for (long long u0 = 0; u0 < taps; u0 += RB_CONV_TAPS) {
     const int len = taps - u0 < RB_CONV_TAPS ? (int)(taps - u0) : RB_CONV_TAPS;
-    __syncthreads(); /* the previous stage is consumed */
-    for (int e = threadIdx.x; e < RB_CONV_TAPS * TK; e += NT) {
-      const int u = e / TK, t = e % TK;
-      ws[u][t] = u < len && t < b.nc ? w[(b.c0 + t) * taps + u0 + u] : T(0);
-    }
-    __syncthreads();
+    rb_conv_stage<T, NT, TK>(ws, len, b.nc,
+                             [&](int u, int t) { return w[(b.c0 + t) * taps + u0 + u]; });
     for (int u = 0; u < len && active; ++u) {
       const long long h = p * g.sh - g.ph + r * g.dh, v = q * g.sw - g.pw + s * g.dw;
       if (h >= 0 && h < g.h && v >= 0 && v < g.w) {
@@ -143,13 +152,10 @@ __device__ __forceinline__ void rb_conv2d_grad_weight_body(const long long *geo,
   long long n = 0, p = 0, q = 0; /* the position u0 + u, counted up */
   for (long long u0 = 0; u0 < total; u0 += RB_CONV_TAPS) {
     const int len = total - u0 < RB_CONV_TAPS ? (int)(total - u0) : RB_CONV_TAPS;
-    __syncthreads(); /* the previous stage is consumed */
-    for (int e = threadIdx.x; e < RB_CONV_TAPS * TK; e += NT) {
-      const int u = e / TK, t = e % TK;
+    rb_conv_stage<T, NT, TK>(gs, len, b.nc, [&](int u, int t) {
       const long long at = u0 + u;
-      gs[u][t] = u < len && t < b.nc ? gy[(at / pq * g.k + b.c0 + t) * pq + at % pq] : T(0);
-    }
-    __syncthreads();
+      return gy[(at / pq * g.k + b.c0 + t) * pq + at % pq];
+    });
     for (int u = 0; u < len && active; ++u) {
       const long long h = p * g.sh - g.ph + r * g.dh, v = q * g.sw - g.pw + s * g.dw;
       if (h >= 0 && h < g.h && v >= 0 && v < g.w) {
