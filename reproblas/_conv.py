@@ -6,7 +6,7 @@ with the C ABI) plans each routine into gather gemms and runs it.
 """
 import numpy as np
 
-from . import _api, _core
+from . import _api, _core, _cuda
 from ._level23 import _matrix
 
 
@@ -134,6 +134,47 @@ def _run(routine, code, shape, a, b, bias, out):
     return out
 
 
+# ---- shapes and parameters (shared with the CUDA path, reproblas/_cuda.py) ----
+
+def _conv2d_setup(x, w, b, stride, padding, dilation, groups):
+    """(groups, geometry, output shape) of conv2d, checked."""
+    n, c, h, wd = x.shape
+    k, cg, r, s = w.shape
+    groups = _check_weight(w.shape, c, groups, "conv2d")
+    if b is not None and b.shape != (k,):
+        raise ValueError(f"reproblas.conv2d: bias has shape {b.shape}, expected ({k},)")
+    g = _Geometry("conv2d", (h, wd), (r, s), stride, padding, dilation)
+    return groups, g, (n, k) + g.out
+
+
+def _check_grad_output(routine, gy, expected, what):
+    if gy.shape != expected:
+        raise ValueError(f"reproblas.{routine}: grad_output has shape {gy.shape}, but a "
+                         f"conv2d of {what} and these parameters gives {expected}")
+
+
+def _grad_input_setup(gy, w, input_shape, stride, padding, dilation, groups):
+    """(groups, geometry, grad_input shape) of conv2d_grad_input, checked."""
+    n, c, h, wd = _shape(input_shape, "input_shape", "conv2d_grad_input")
+    k, cg, r, s = w.shape
+    groups = _check_weight(w.shape, c, groups, "conv2d_grad_input")
+    g = _Geometry("conv2d_grad_input", (h, wd), (r, s), stride, padding, dilation)
+    _check_grad_output("conv2d_grad_input", gy, (n, k) + g.out,
+                       f"input_shape {(n, c, h, wd)} with this weight")
+    return groups, g, (n, c, h, wd)
+
+
+def _grad_weight_setup(x, gy, weight_shape, stride, padding, dilation, groups):
+    """(groups, geometry, grad_weight shape) of conv2d_grad_weight, checked."""
+    n, c, h, wd = x.shape
+    k, cg, r, s = _shape(weight_shape, "weight_shape", "conv2d_grad_weight")
+    groups = _check_weight((k, cg, r, s), c, groups, "conv2d_grad_weight")
+    g = _Geometry("conv2d_grad_weight", (h, wd), (r, s), stride, padding, dilation)
+    _check_grad_output("conv2d_grad_weight", gy, (n, k) + g.out,
+                       f"this input with weight_shape {(k, cg, r, s)}")
+    return groups, g, (k, cg, r, s)
+
+
 # ---- routines ----
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *,
@@ -167,15 +208,13 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     numpy.ndarray
         ``(N, K, P, Q)``, a new C-ordered array of input's dtype.
     """
+    if (dev := _api._backend(input, weight, bias)) is not np:
+        return _cuda.api_conv2d(dev, input, weight, bias, stride, padding, dilation, groups,
+                                order)
     code, a = _prepare("conv2d", order, {"input": input, "weight": weight, "bias": bias})
     x, w, b = a["input"], a["weight"], a.get("bias")
-    n, c, h, wd = x.shape
-    k, cg, r, s = w.shape
-    groups = _check_weight(w.shape, c, groups, "conv2d")
-    if b is not None and b.shape != (k,):
-        raise ValueError(f"reproblas.conv2d: bias has shape {b.shape}, expected ({k},)")
-    g = _Geometry("conv2d", (h, wd), (r, s), stride, padding, dilation)
-    y = np.empty((n, k) + g.out, dtype=x.dtype)
+    groups, g, y_shape = _conv2d_setup(x, w, b, stride, padding, dilation, groups)
+    y = np.empty(y_shape, dtype=x.dtype)
     if y.size == 0:
         return y
     shape = _core_shape("conv2d", x.shape, w.shape, g, groups)
@@ -206,18 +245,16 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     numpy.ndarray
         ``input_shape``, a new C-ordered array.
     """
+    if (dev := _api._backend(grad_output, weight)) is not np:
+        return _cuda.api_conv2d_grad_input(dev, grad_output, weight, input_shape, stride,
+                                           padding, dilation, groups, order)
     code, a = _prepare("conv2d_grad_input", order, {"grad_output": grad_output,
                                                     "weight": weight})
     gy, w = a["grad_output"], a["weight"]
-    n, c, h, wd = _shape(input_shape, "input_shape", "conv2d_grad_input")
+    groups, g, (n, c, h, wd) = _grad_input_setup(gy, w, input_shape, stride, padding, dilation,
+                                                 groups)
     k, cg, r, s = w.shape
-    groups = _check_weight(w.shape, c, groups, "conv2d_grad_input")
-    g = _Geometry("conv2d_grad_input", (h, wd), (r, s), stride, padding, dilation)
     p, q = g.out
-    if gy.shape != (n, k, p, q):
-        raise ValueError(f"reproblas.conv2d_grad_input: grad_output has shape {gy.shape}, but "
-                         f"a conv2d of input_shape {(n, c, h, wd)} with this weight and these "
-                         f"parameters gives {(n, k, p, q)}")
     gx = np.empty((n, c, h, wd), dtype=gy.dtype)
     if gx.size == 0:
         return gx
@@ -249,18 +286,14 @@ def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, di
     numpy.ndarray
         ``weight_shape``, a new C-ordered array.
     """
+    if (dev := _api._backend(input, grad_output)) is not np:
+        return _cuda.api_conv2d_grad_weight(dev, input, grad_output, weight_shape, stride,
+                                            padding, dilation, groups, order)
     code, a = _prepare("conv2d_grad_weight", order, {"input": input,
                                                      "grad_output": grad_output})
     x, gy = a["input"], a["grad_output"]
-    n, c, h, wd = x.shape
-    k, cg, r, s = _shape(weight_shape, "weight_shape", "conv2d_grad_weight")
-    groups = _check_weight((k, cg, r, s), c, groups, "conv2d_grad_weight")
-    g = _Geometry("conv2d_grad_weight", (h, wd), (r, s), stride, padding, dilation)
-    p, q = g.out
-    if gy.shape != (n, k, p, q):
-        raise ValueError(f"reproblas.conv2d_grad_weight: grad_output has shape {gy.shape}, "
-                         f"but a conv2d of this input with weight_shape {(k, cg, r, s)} and "
-                         f"these parameters gives {(n, k, p, q)}")
+    groups, g, (k, cg, r, s) = _grad_weight_setup(x, gy, weight_shape, stride, padding,
+                                                  dilation, groups)
     gw = np.empty((k, cg, r, s), dtype=x.dtype)
     if gw.size == 0:
         return gw
@@ -285,6 +318,8 @@ def conv2d_grad_bias(grad_output, *, order="sequential"):
     numpy.ndarray
         ``(K,)``, a new array.
     """
+    if (dev := _api._backend(grad_output)) is not np:
+        return _cuda.api_conv2d_grad_bias(dev, grad_output, order)
     code, a = _prepare("conv2d_grad_bias", order, {"grad_output": grad_output})
     gy = a["grad_output"]
     n, k, p, q = gy.shape

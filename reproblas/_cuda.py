@@ -18,6 +18,8 @@ MAX_ITEMS = 4096   # the piece doubles until the items fit
 TILES = {("seq", "f32"): (128, 128), ("seq", "f64"): (64, 64), ("pw", "f32"): (32, 32),
          ("pw", "f64"): (32, 32)}
 GEMV_ROWS = 256
+TRSM_BLOCK = 128   # rows per diagonal block of a lower solve (a power of two)
+CONV_CHANNELS = 8  # output channels per thread of the conv kernels (RB_CONV_TK)
 
 
 def _sfx(dtype):
@@ -329,3 +331,167 @@ def api_matmul(dev, a, b, order):
         for idx in np.ndindex(*batch):
             gemm(dev, order, 1, ab[idx], False, bb[idx], False, 0, out[idx])
     return _matmul_unpromote(out, a, b)
+
+
+# ---- triangular solves and convolutions (src/cuda/reproblas/trsm.cuh, conv.cuh) ----
+
+def trsm(dev, order, right, lower, trans, unit, alpha, a, x):
+    """Solves in place the C-ordered (systems, right-hand sides) array x: column c
+    of x is one right-hand side, scaled by alpha first unless alpha is None. The
+    case (side, lower, trans) maps onto one lower or upper M as on the CPU
+    (src/c/reproblas/trsm.c): right side and transpose each transpose M. Lower M
+    is solved TRSM_BLOCK rows at a time after gemm updates (trsm.cuh)."""
+    nsys, nrhs = x.shape
+    if nsys == 0 or nrhs == 0:
+        return x
+    xp, t = dev.xp, trans != right
+    mat = a.T if t else a  # M, any strides
+    mat_e, (m_rs, m_cs) = element_strides(dev, mat)
+    lower = lower != t
+    kind, tp = "seq" if order == "sequential" else "pw", x.dtype.type
+    solve = dev.function(f"rb_trsm_{kind}_{_sfx(x.dtype)}")
+    step = TRSM_BLOCK if lower else nsys
+    for r0 in range(0, nsys, step):
+        r1 = min(r0 + step, nsys)
+        carry = _trsm_carry(dev, order, mat, x, r0, r1) if lower and r0 else None
+        solve((-(-nrhs // THREADS),), (THREADS,), (
+            np.int64(nsys), np.int64(nrhs), tp(1 if alpha is None else alpha),
+            np.int32(alpha is not None and r0 == 0), np.int32(lower), np.int32(unit), mat_e,
+            np.int64(m_rs), np.int64(m_cs), x, np.int64(nrhs), np.int64(1), np.int64(r0),
+            np.int64(r1), x if carry is None else carry,
+            np.int32(0 if carry is None else carry.shape[0]),
+            np.int64((r1 - r0) * nrhs)))
+    return x
+
+
+def _trsm_carry(dev, order, mat, x, r0, r1):
+    """The sums over j < r0 of rows [r0, r1) of lower M times the solved rows of x:
+    sequential, one gemm (its S is each element's fma chain so far); pairwise,
+    one perfect tree per aligned block of r0's binary expansion, largest first
+    (r0 is a multiple of the power-of-two TRSM_BLOCK)."""
+    if order == "sequential":
+        blocks = [(0, r0)]
+    else:
+        blocks = [(r0 & ~((1 << (b + 1)) - 1), 1 << b)
+                  for b in range(r0.bit_length() - 1, -1, -1) if r0 >> b & 1]
+    carry = dev.xp.empty((len(blocks), r1 - r0, x.shape[1]), x.dtype)
+    for c, (k0, size) in zip(carry, blocks):
+        gemm(dev, order, 1, mat[r0:r1, k0:k0 + size], False, x[k0:k0 + size], False, 0, c)
+    return carry
+
+
+def api_trsm(dev, routine, alpha, a, b, side, lower, trans, unit, order, overwrite_b):
+    """trsv (b 1-D, alpha None) and trsm on device arrays, with _solve.py's checks."""
+    from . import _api, _solve
+    _api._order(order)
+    caller_b = b
+    right = _solve._side(side) if routine == "trsm" else 0
+    a, b = _checked(dev, routine, ("a", "b"), (a, b), (2, 1 if routine == "trsv" else 2))
+    al = None if alpha is None else _api._scalar(alpha, a.dtype, routine)[0]
+    b2 = b[:, None] if b.ndim == 1 else b
+    size = b2.shape[1] if right else b2.shape[0]
+    what = (f"b has {size} elements" if routine == "trsv" else
+            f"b has shape {b.shape}, side={'right' if right else 'left'}")
+    _solve._square(a, routine, size, what)
+    flags = [_solve._flag(v, name, routine) for v, name in (
+        (lower, "lower"), (trans, "trans" if routine == "trsv" else "trans_a"),
+        (unit, "unit_diagonal"))]
+    with _on_device([a]):
+        # the right-hand sides unit-stride (coalesced), always a fresh copy
+        x = dev.xp.array(b2.T if right else b2, order="C", copy=True)
+        trsm(dev, order, right, *flags, al, a, x)
+        result = x.T if right else x
+        if overwrite_b:
+            b2[...] = result
+            return caller_b
+        return dev.xp.ascontiguousarray(result).reshape(b.shape)
+
+
+def _conv_geo(dev, shape_x, shape_w, g, groups):
+    """The kernels' geometry array (conv.cuh): N, C, H, W, K, Cg, R, S, P, Q,
+    stride, padding before, dilation, groups."""
+    return dev.xp.asarray(np.array(tuple(shape_x) + tuple(shape_w) + g.out + g.stride + g.pad
+                                   + g.dilation + (groups,), np.int64))
+
+
+def _conv_launch(dev, name, order, dtype, images, groups, channels, positions, args):
+    """(image, group, block of CONV_CHANNELS of the group's channels) on grid.x,
+    positions (grad_weight: taps) THREADS per block on grid.y."""
+    rows = images * groups * -(-channels // CONV_CHANNELS)
+    grid = (rows, -(-positions // THREADS))
+    if grid[1] > 65535 or rows > 2**31 - 1:
+        raise ValueError(f"reproblas: {positions} positions per channel (or {rows} "
+                         f"image-channel blocks) exceed the CUDA grid of this kernel; split "
+                         f"the batch or the image")
+    kind = "seq" if order == "sequential" else "pw"
+    dev.function(f"rb_{name}_{kind}_{_sfx(dtype)}")(grid, (THREADS,), args)
+
+
+def _conv_operands(dev, routine, order, names, arrays, ndims):
+    from . import _api
+    _api._order(order)
+    checked = _checked(dev, routine, names, arrays, ndims)
+    return [None if v is None else dev.xp.ascontiguousarray(v) for v in checked]
+
+
+def api_conv2d(dev, input, weight, bias, stride, padding, dilation, groups, order):
+    from . import _conv
+    x, w, b = _conv_operands(dev, "conv2d", order, ("input", "weight", "bias"),
+                             (input, weight, bias), (4, 4, 1))
+    groups, g, shape = _conv._conv2d_setup(x, w, b, stride, padding, dilation, groups)
+    with _on_device([x]):
+        y = dev.xp.empty(shape, x.dtype)
+        if y.size:
+            geo = _conv_geo(dev, x.shape, w.shape, g, groups)
+            _conv_launch(dev, "conv2d", order, x.dtype, shape[0], groups, shape[1] // groups,
+                         shape[2] * shape[3], (geo, x, w, w if b is None else b,
+                                               np.int32(b is not None), y))
+    return y
+
+
+def api_conv2d_grad_input(dev, grad_output, weight, input_shape, stride, padding, dilation,
+                          groups, order):
+    from . import _conv
+    gy, w = _conv_operands(dev, "conv2d_grad_input", order, ("grad_output", "weight"),
+                           (grad_output, weight), (4, 4))
+    groups, g, shape = _conv._grad_input_setup(gy, w, input_shape, stride, padding, dilation,
+                                               groups)
+    with _on_device([gy]):
+        gx = dev.xp.empty(shape, gy.dtype)
+        if gx.size:
+            geo = _conv_geo(dev, shape, w.shape, g, groups)
+            _conv_launch(dev, "conv2d_grad_input", order, gy.dtype, shape[0], groups,
+                         shape[1] // groups, shape[2] * shape[3], (geo, gy, w, gx))
+    return gx
+
+
+def api_conv2d_grad_weight(dev, input, grad_output, weight_shape, stride, padding, dilation,
+                           groups, order):
+    from . import _conv
+    x, gy = _conv_operands(dev, "conv2d_grad_weight", order, ("input", "grad_output"),
+                           (input, grad_output), (4, 4))
+    groups, g, shape = _conv._grad_weight_setup(x, gy, weight_shape, stride, padding,
+                                                dilation, groups)
+    with _on_device([x]):
+        gw = dev.xp.empty(shape, x.dtype)
+        if gw.size:
+            geo = _conv_geo(dev, x.shape, shape, g, groups)
+            _conv_launch(dev, "conv2d_grad_weight", order, x.dtype, 1, groups,
+                         shape[0] // groups, shape[1] * shape[2] * shape[3], (geo, x, gy, gw))
+    return gw
+
+
+def api_conv2d_grad_bias(dev, grad_output, order):
+    """The plain terms grad_y[n, k, p, q] over (n, p, q): a gemv with ones, as on the CPU
+    (g * 1 = g and fma(g, 1, S) = S + g exactly)."""
+    (gy,) = _conv_operands(dev, "conv2d_grad_bias", order, ("grad_output",), (grad_output,),
+                           (4,))
+    n, k, p, q = gy.shape
+    xp = dev.xp
+    with _on_device([gy]):
+        gb = xp.empty(k, gy.dtype)
+        if k:
+            a = xp.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(k, -1)
+            gemm(dev, order, 1, a, False, xp.ones((a.shape[1], 1), gy.dtype), False, 0,
+                 gb[:, None])
+    return gb

@@ -8,7 +8,7 @@ through element strides, so any layout works without a copy of A.
 """
 import numpy as np
 
-from . import _api, _core
+from . import _api, _core, _cuda
 from ._level23 import _elements, _matrix, _output, _unshared
 
 _SIDES = {"left": 0, "l": 0, 0: 0, "right": 1, "r": 1, 1: 1}
@@ -87,7 +87,9 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     numpy.ndarray
         x: a new array, or b when overwrite_b is true.
     """
-    _api._backend(a, b)
+    if (dev := _api._backend(a, b)) is not np:
+        return _cuda.api_trsm(dev, "trsv", None, a, b, 0, lower, trans, unit_diagonal, order,
+                              overwrite_b)
     a = _matrix(a, "a", "trsv")
     b = _matrix(b, "b", "trsv", ndim=1)
     _api._same_dtype("trsv", a=a, b=b)
@@ -128,7 +130,9 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     numpy.ndarray
         x: a new C-ordered array, or b when overwrite_b is true.
     """
-    _api._backend(a, b)
+    if (dev := _api._backend(a, b)) is not np:
+        return _cuda.api_trsm(dev, "trsm", alpha, a, b, side, lower, trans_a, unit_diagonal,
+                              order, overwrite_b)
     right = _side(side)
     a = _matrix(a, "a", "trsm")
     b = _matrix(b, "b", "trsm")

@@ -3,7 +3,8 @@
     python tools/bench_cuda.py [--n 4096] [--reps 5] [--json out.json]
 
 Rows: gemm (reproblas.gemm vs cupy.matmul = cuBLAS SGEMM/DGEMM; CUPY_TF32 is
-forced off), sum (vs cupy.sum), exp (crlibm_py.exp vs cupy.exp). Each time is
+forced off), sum (vs cupy.sum), exp (crlibm_py.exp vs cupy.exp), trsm (vs
+cuBLAS trsm) and the convolutions (vs a cuBLAS gemm of the im2col shape). Each time is
 the best of --reps runs, measured with CUDA events, ours and the baseline
 interleaved; the ratio is baseline time / our time (>= 0.7 is the gemm goal).
 """
@@ -29,6 +30,37 @@ def _best(cp, fn, reps):
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
     return min(times)
+
+
+def _solve_conv_cases(cp, rng, n):
+    """trsm (n x n, n right-hand sides) vs cupyx solve_triangular (cuBLAS trsm);
+    conv2d and its gradients on a ResNet-like float32 layer vs a cuBLAS gemm of
+    the same shape (K x CRS times CRS x NPQ): an implicit-gemm yardstick."""
+    import reproblas
+    from cupyx.scipy.linalg import solve_triangular
+    cases = []
+    a = np.tril(rng.standard_normal((n, n)) / n) + np.diag(1 + rng.random(n))
+    for lower in (True, False):
+        m = cp.asarray((a if lower else a.T).astype(np.float32))
+        b = cp.asarray(rng.standard_normal((n, n)).astype(np.float32))
+        cases.append((f"trsm {'lower' if lower else 'upper'} sequential", "float32", n,
+                      float(n) ** 3, lambda m=m, b=b, lo=lower: reproblas.trsm(1.0, m, b, lower=lo),
+                      lambda m=m, b=b, lo=lower: solve_triangular(m, b, lower=lo)))
+    x = cp.asarray(rng.standard_normal((32, 64, 56, 56)).astype(np.float32))
+    w = cp.asarray(rng.standard_normal((64, 64, 3, 3)).astype(np.float32))
+    gy = cp.asarray(rng.standard_normal((32, 64, 56, 56)).astype(np.float32))
+    lhs = cp.asarray(rng.standard_normal((64, 576)).astype(np.float32))
+    rhs = cp.asarray(rng.standard_normal((576, 32 * 56 * 56)).astype(np.float32))
+    work = 2.0 * 64 * 576 * 32 * 56 * 56
+    for order in ("sequential", "pairwise"):
+        for name, fn in (("conv2d", lambda o=order: reproblas.conv2d(x, w, padding=1, order=o)),
+                         ("conv2d_grad_input", lambda o=order: reproblas.conv2d_grad_input(
+                             gy, w, x.shape, padding=1, order=o)),
+                         ("conv2d_grad_weight", lambda o=order: reproblas.conv2d_grad_weight(
+                             x, gy, w.shape, padding=1, order=o))):
+            cases.append((f"{name} {order}", "float32", x.size, work, fn,
+                          lambda: cp.matmul(lhs, rhs)))
+    return cases
 
 
 def main(argv=None):
@@ -59,6 +91,7 @@ def main(argv=None):
             cases.append((f"sum {order}", dtype, v.size, float(v.size),
                           lambda v=v, o=order: reproblas.sum(v, order=o),
                           lambda v=v: cp.sum(v)))
+    cases += _solve_conv_cases(cp, rng, n)
     x = cp.asarray(rng.standard_normal(1 << 26).astype(np.float32))
     for fname in crlibm_py.FUNCTIONS:
         cases.append((fname, "float32", x.size, float(x.size),

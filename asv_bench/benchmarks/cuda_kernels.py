@@ -1,5 +1,6 @@
 """asv benchmarks of the CUDA backend (skipped without CuPy or a GPU): reproblas
-gemm against cupy.matmul (cuBLAS, TF32 off) and crlibm_py.exp against cupy.exp."""
+gemm against cupy.matmul (cuBLAS, TF32 off), crlibm_py.exp against cupy.exp, trsm
+against cuBLAS trsm, the convolutions alone."""
 import os
 
 import numpy as np
@@ -53,4 +54,50 @@ class TimeCudaExp:
         self.call()
 
     def time_exp(self, impl):
+        self.call()
+
+
+class TimeCudaTrsm:
+    """Lower (gemm-updated) and upper (row kernel) solves vs cuBLAS trsm."""
+    params = [["reproblas", "cublas"], [True, False]]
+    param_names = ["impl", "lower"]
+
+    def setup(self, impl, lower):
+        cp = _cupy()
+        if rb is None:
+            raise NotImplementedError("reproblas is not built")
+        from cupyx.scipy.linalg import solve_triangular
+        rng, n = np.random.default_rng(0), 2048
+        a = np.tril(rng.standard_normal((n, n)) / n) + np.diag(1 + rng.random(n))
+        m = cp.asarray((a if lower else a.T).astype(np.float32))
+        b = cp.asarray(rng.standard_normal((n, n)).astype(np.float32))
+        f = ((lambda: rb.trsm(1.0, m, b, lower=lower)) if impl == "reproblas"
+             else (lambda: solve_triangular(m, b, lower=lower)))
+        self.call = lambda: (f(), cp.cuda.Device().synchronize())
+        self.call()
+
+    def time_trsm(self, impl, lower):
+        self.call()
+
+
+class TimeCudaConv2d:
+    """A ResNet-like 3x3 layer (float32), forward and both gradients."""
+    params = [["conv2d", "conv2d_grad_input", "conv2d_grad_weight"]]
+    param_names = ["routine"]
+
+    def setup(self, routine):
+        cp = _cupy()
+        if rb is None:
+            raise NotImplementedError("reproblas is not built")
+        rng = np.random.default_rng(0)
+        x = cp.asarray(rng.standard_normal((16, 64, 56, 56)).astype(np.float32))
+        w = cp.asarray(rng.standard_normal((64, 64, 3, 3)).astype(np.float32))
+        calls = {"conv2d": lambda: rb.conv2d(x, w, padding=1),
+                 "conv2d_grad_input": lambda: rb.conv2d_grad_input(x, w, x.shape, padding=1),
+                 "conv2d_grad_weight": lambda: rb.conv2d_grad_weight(x, x, w.shape, padding=1)}
+        f = calls[routine]
+        self.call = lambda: (f(), cp.cuda.Device().synchronize())
+        self.call()
+
+    def time_conv(self, routine):
         self.call()

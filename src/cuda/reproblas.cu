@@ -1,10 +1,13 @@
 /* reproblas kernels, float32 and float64 (entry points for CuPy's
  * RawModule and the host emulation). Bodies: reproblas/level1.cuh and
- * reproblas/gemm.cuh; launch geometry: reproblas/_cuda.py. */
+ * reproblas/gemm.cuh, reproblas/trsm.cuh, reproblas/conv.cuh; launch geometry:
+ * reproblas/_cuda.py. */
 #include "cuda_prelude.cuh"
 
 #include "reproblas/level1.cuh"
 #include "reproblas/gemm.cuh"
+#include "reproblas/trsm.cuh"
+#include "reproblas/conv.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each. gemv is gemm with one
  * column (n = 1): one output per thread. __launch_bounds__(256, 2) caps the
@@ -61,12 +64,47 @@
                                      c_rs, c_cs);                                            \
   }
 
+/* trsv / trsm and the convolutions, 256 threads per block; kind: seq / pw.
+ * RB_CONV_TK: output channels per thread (reproblas/_cuda.py CONV_CHANNELS). */
+#define RB_CONV_TK 8
+#define RB_DEFINE_SOLVE_CONV(T, sfx, kind, PW)                                                \
+  extern "C" __global__ void rb_trsm_##kind##_##sfx(                                          \
+      long long n, long long nrhs, T alpha, int scale, int lower, int unit, const T *m,        \
+      long long m_rs, long long m_cs, T *x, long long x_rs, long long x_cs, long long r0,      \
+      long long r1, const T *carry, int carry_count, long long carry_stride) {                  \
+    rb_trsm_body<T, 256, PW>(n, nrhs, alpha, scale, lower, unit, m, m_rs, m_cs, x, x_rs, x_cs, \
+                             r0, r1, carry, carry_count, carry_stride);                         \
+  }                                                                                            \
+  extern "C" __global__ void rb_conv2d_##kind##_##sfx(const long long *geo, const T *x,       \
+                                                      const T *w, const T *bias, int has_bias, \
+                                                      T *y) {                                  \
+    rb_conv2d_body<T, 256, RB_CONV_TK, PW>(geo, x, w, bias, has_bias, y);                     \
+  }                                                                                            \
+  extern "C" __global__ void rb_conv2d_grad_input_##kind##_##sfx(const long long *geo,        \
+                                                                 const T *gy, const T *w,      \
+                                                                 T *gx) {                      \
+    rb_conv2d_grad_input_body<T, 256, RB_CONV_TK, PW>(geo, gy, w, gx);                        \
+  }                                                                                            \
+  extern "C" __global__ void rb_conv2d_grad_weight_##kind##_##sfx(const long long *geo,       \
+                                                                  const T *x, const T *gy,     \
+                                                                  T *gw) {                     \
+    rb_conv2d_grad_weight_body<T, 256, RB_CONV_TK, PW>(geo, x, gy, gw);                       \
+  }
+
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
 RB_DEFINE_KERNELS(double, f64, RB_GEMM_SEQ_F64)
+RB_DEFINE_SOLVE_CONV(float, f32, seq, false)
+RB_DEFINE_SOLVE_CONV(float, f32, pw, true)
+RB_DEFINE_SOLVE_CONV(double, f64, seq, false)
+RB_DEFINE_SOLVE_CONV(double, f64, pw, true)
 
 /* Every entry point, for the emulator's registry: X(name). */
 #define RB_KERNEL_LIST_T(X, sfx)                                                             \
   X(rb_sequential_##sfx) X(rb_pairwise_##sfx) X(rb_join_##sfx) X(rb_max_abs_##sfx)          \
   X(rb_find_first_##sfx) X(rb_axpy_##sfx) X(rb_scal_##sfx) X(rb_ger_##sfx)                   \
-  X(rb_gemm_seq_##sfx) X(rb_gemm_pw_##sfx) X(rb_gemv_seq_##sfx) X(rb_gemv_pw_##sfx)
+  X(rb_gemm_seq_##sfx) X(rb_gemm_pw_##sfx) X(rb_gemv_seq_##sfx) X(rb_gemv_pw_##sfx)       \
+  RB_SOLVE_CONV_LIST(X, sfx, seq) RB_SOLVE_CONV_LIST(X, sfx, pw)
+#define RB_SOLVE_CONV_LIST(X, sfx, kind)                                                    \
+  X(rb_trsm_##kind##_##sfx) X(rb_conv2d_##kind##_##sfx) X(rb_conv2d_grad_input_##kind##_##sfx) \
+  X(rb_conv2d_grad_weight_##kind##_##sfx)
 #define RB_KERNEL_LIST(X) RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64)
