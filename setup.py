@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 from setuptools.command.build_ext import build_ext
 
 C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
@@ -24,6 +25,7 @@ C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-mat
 COMMON = ["src/c/common/isa.c"]
 CRLIBM = ["src/c/crlibm/dispatch.c"] + [f"src/c/crlibm/kernels_{isa}.c"
                                         for isa in ("scalar", "avx2", "avx512")]
+CRLIBM_UFUNCS = CRLIBM + ["src/c/crlibm/scalar_calls.c"]  # + the benchmark's scalar baseline
 
 
 def headers(*dirs):
@@ -34,7 +36,7 @@ def headers(*dirs):
 extensions = [
     Extension(
         "crlibm_py._ufuncs",
-        sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM + COMMON,
+        sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM_UFUNCS + COMMON,
         include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         depends=headers("src/c/crlibm", "src/c/common"),
@@ -68,6 +70,22 @@ extensions = [
         libraries=["m", "dl"],
     ),
 ]
+
+
+
+class build_py_with_cuda_sources(build_py):
+    """Also ships the CUDA kernels and the C headers they include (crlibm_py/_cuda_src/):
+    CuPy compiles them with NVRTC at run time (crlibm_py/_cuda.py)."""
+
+    def run(self):
+        super().run()
+        dest = Path(self.build_lib) / "crlibm_py" / "_cuda_src"
+        for d in ("cuda", "c/common", "c/crlibm", "c/reproblas"):
+            for p in Path("src", d).rglob("*"):
+                if p.suffix in (".cu", ".cuh", ".h") and "emu" not in p.parts:
+                    target = dest / p.relative_to("src")
+                    self.mkpath(str(target.parent))
+                    self.copy_file(str(p), str(target), preserve_mode=0)
 
 
 
@@ -119,5 +137,6 @@ class BuildExt(build_ext):
         super().copy_extensions_to_source()
 
 
+
 setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"})
-      + c_libraries, cmdclass={"build_ext": BuildExt})
+      + c_libraries, cmdclass={"build_ext": BuildExt, "build_py": build_py_with_cuda_sources})
