@@ -120,6 +120,12 @@ def _load(name):
     return importlib.import_module(f"polygen.{name}")
 
 
+def test_log_table_header_regenerates_bit_for_bit(tmp_path):
+    path = _load("log").write_table(str(tmp_path))
+    with open(path) as fh, open(os.path.join(core.COEFF_DIR, "log_table.h")) as ref:
+        assert fh.read() == ref.read()
+
+
 def test_sincos_big_header_regenerates_bit_for_bit(tmp_path):
     path = _load("sincos").write_big(str(tmp_path))
     with open(path) as fh, open(os.path.join(core.COEFF_DIR, "sincos_big.h")) as ref:
