@@ -113,3 +113,42 @@ def test_hard_inputs_on_every_path():
         y = np.empty_like(x)
         ufuncs.apply_isa(fn, isa, x, y)
         assert np.array_equal(y.view(np.uint32), want), isa
+
+
+def _load(name):
+    import importlib
+    return importlib.import_module(f"polygen.{name}")
+
+
+def test_log_table_header_regenerates_bit_for_bit(tmp_path):
+    path = _load("log").write_table(str(tmp_path))
+    with open(path) as fh, open(os.path.join(core.COEFF_DIR, "log_table.h")) as ref:
+        assert fh.read() == ref.read()
+
+
+def test_sincos_big_header_regenerates_bit_for_bit(tmp_path):
+    path = _load("sincos").write_big(str(tmp_path))
+    with open(path) as fh, open(os.path.join(core.COEFF_DIR, "sincos_big.h")) as ref:
+        assert fh.read() == ref.read()
+
+
+def test_sincos_big_pieces_reduce_exactly():
+    """x*(c0 + c1 + c2) is exact for floats x of the row's binade, and x*(c0+..+c3)
+    equals x*8/pi modulo 16 to far below the 2^-29.86 that the closest float
+    comes to a multiple of pi/8."""
+    sincos = _load("sincos")
+    rng = np.random.default_rng(3)
+    with gmpy2.context(precision=600):
+        eight_pi = 8 / gmpy2.const_pi()
+        for e in list(range(32, 128, 7)) + [127]:
+            c = sincos.big_pieces(e)
+            for k in range(3):  # 28-bit pieces
+                assert abs(c[k].as_integer_ratio()[0]) < 2 ** 28
+            for mant in rng.integers(2 ** 23, 2 ** 24, 20).tolist() + [2 ** 23, 2 ** 24 - 1]:
+                x = gmpy2.mpfr(mant) * gmpy2.mpfr(2) ** (e - 23)
+                for k in range(3):
+                    assert float(x * c[k]) == x * gmpy2.mpfr(c[k])  # exact in double
+                approx = sum(x * gmpy2.mpfr(ck) for ck in c)
+                diff = approx - x * eight_pi
+                diff -= 16 * gmpy2.rint(diff / 16)  # only multiples of 16 may be dropped
+                assert abs(diff) < 2.0 ** -100

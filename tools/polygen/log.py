@@ -1,38 +1,40 @@
-"""Tables and polynomial of the correctly rounded logf (src/c/crlibm/functions/log.h).
+"""log: the reduction tables and the RLIBM-fitted polynomial p(r) ~ log1p(r).
 
-Reduction: x = m * 2^e with m in [OFF, 2*OFF), OFF = 0.6875 - 2^-10.
+    python tools/polygen.py log-table   -> src/c/crlibm/coeffs/log_table.h
+    python tools/polygen.py log         -> src/c/crlibm/coeffs/log_poly.h
+    python tools/polygen.py log-explore [n_coeffs ...]  (tries lengths, writes nothing)
+
+The exhaustive check of the build is python -m crlibm_py.verify log.
+
+Reduction (functions/log.h): x = m * 2^e with m in [OFF, 2*OFF), OFF = 0.6875 - 2^-6.
 The index j is the top N bits of the mantissa of bits(x) - bits(OFF), so 1.0
-lies in the middle of one interval (j = J_ONE). Per interval:
+lies inside one interval (j_one). Per interval:
 
-  c_j    1/(interval centre) rounded to 36 bits, so that r = fma(m, c_j, -1) is
-         exact (m has 24 bits, |r| <= 2^-5: r is a multiple of 2^-56);
-         c = 1 in interval J_ONE, so log(x) = log1p(x - 1) without cancellation.
-  l_j    -log(c_j) rounded to double, and l_lo_j the rest (accurate path).
+  c_j    1/(interval centre) rounded to C_BITS bits, so that r = fma(m, c_j, -1)
+         is exact (|r| <= 2^-5); c = 1 in interval j_one, so log(x) = log1p(x - 1)
+         there without cancellation;
+  l_j    -log(c_j) rounded to double.
 
-log1p(r) ~ r * (1 + a2 r + a3 r^2 + ...): the fast path only needs a relative
-error far below 2^-24, because it is followed by a rounding test (log.h) that
-sends results near a float midpoint to the accurate path. So this is a plain
-minimax fit, and its error bound is printed into the header for log.h's test.
-
-Run: python tools/polygen/log.py   (rewrites coeffs/log_table.h, coeffs/log_poly.h)
+The fast path computes s + p(r) in double, s = fma(e, ln2, l_j), and rounds it
+to float; p(r) = r (c1 + c2 r + ...) is fitted so that this rounds correctly
+for every positive finite float but 1.0 (whose result is exactly 0 whatever
+the coefficients) and those that log.h's rounding test sends to the accurate
+path (why that test stays: functions/log.h).
 """
-from __future__ import annotations
-
-import os
 import sys
 
 import gmpy2
-import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import core  # noqa: E402
+from . import core
 
-N = 4                       # index bits: 16 intervals (one AVX-512 two-register permute)
-OFF = 0.6875 - 2.0 ** -(N + 2)  # start of the mantissa range [OFF, 2*OFF); puts 1.0 mid-interval
-C_BITS = 32                 # significant bits of c_j
-EXPONENTS = [1, 2, 3, 4, 5, 6]  # g(r) = (log1p(r) - r)/r ~ sum a_{e+1} r^e
-COMMAND = "python tools/polygen.py log"
-PREC = 256                  # bits of the gmpy2 context every computation here runs in
+N = 4                            # index bits: 16 intervals (one AVX-512 two-register permute)
+OFF = 0.6875 - 2.0 ** -(N + 2)   # start of the mantissa range [OFF, 2*OFF); puts 1.0 mid-interval
+C_BITS = 32                      # significant bits of c_j
+N_COEFFS = 6                     # p(r) = c1 r + ... + c6 r^6
+PREC = 256                       # bits of the gmpy2 context of the tables
+
+# Fast-path domain: every positive finite float but 1.0 (see functions/log.h).
+DOMAIN = [(0x00000001, 0x3F7FFFFF), (0x3F800001, 0x7F7FFFFF)]
 
 
 def interval(j: int):
@@ -47,86 +49,88 @@ def interval(j: int):
     return m_of(t_lo), m_of(t_hi)
 
 
-def round_bits(v, bits: int) -> float:
-    with gmpy2.context(precision=bits):
-        return float(gmpy2.mpfr(v))
-
-
 def tables():
-    c, l_hi, l_lo, r_ext = [], [], [], []
+    """(c, l, l_lo, j_one, r_min, r_max)."""
+    c, l, l_lo, r_ext = [], [], [], []
     j_one = None
-    for j in range(2 ** N):
-        lo, hi = interval(j)
-        if lo <= 1.0 < hi:
-            j_one, cj = j, 1.0
-        else:
-            cj = round_bits(2 / (gmpy2.mpfr(lo) + gmpy2.mpfr(hi)), C_BITS)
-        lj = -gmpy2.log(gmpy2.mpfr(cj))
-        hi_d = float(lj)
-        c.append(cj)
-        l_hi.append(hi_d)
-        l_lo.append(float(lj - gmpy2.mpfr(hi_d)))
-        # m*c - 1 over the interval (hi is excluded; its predecessor is close enough)
-        r_ext += [lo * cj - 1, hi * cj - 1]
-    return c, l_hi, l_lo, j_one, min(r_ext), max(r_ext)
+    with gmpy2.context(precision=PREC):
+        for j in range(2 ** N):
+            lo, hi = interval(j)
+            if lo <= 1.0 < hi:
+                j_one, cj = j, 1.0
+            else:
+                with gmpy2.context(precision=C_BITS):
+                    cj = float(2 / (gmpy2.mpfr(lo) + gmpy2.mpfr(hi)))
+            c.append(cj)
+            lj = -gmpy2.log(gmpy2.mpfr(cj))
+            l.append(float(lj))
+            l_lo.append(float(lj - gmpy2.mpfr(l[-1])))
+            # m*c - 1 over the interval (hi is excluded; its predecessor is close enough)
+            r_ext += [lo * cj - 1, hi * cj - 1]
+    return c, l, l_lo, j_one, min(r_ext), max(r_ext)
 
 
-def g_exact(r: float):
-    r = gmpy2.mpfr(r)
-    return (gmpy2.log1p(r) - r) / r
-
-
-def fit_poly(r_min: float, r_max: float):
-    k = np.arange(4000)
-    nodes = np.cos(np.pi * (k + 0.5) / len(k))            # Chebyshev nodes in (-1, 1)
-    r = (r_min + r_max) / 2 + (r_max - r_min) / 2 * nodes
-    r = r[r != 0]
-    base = [(-1) ** e / (e + 1) for e in EXPONENTS]  # Taylor
-    coeffs, _ = core.fit_minimax(r, [g_exact(v) for v in r], EXPONENTS, base=base, relative=False)
-    # Error of r + r^2 q(r) relative to log1p(r), on a denser grid than the fit.
-    grid = np.linspace(r_min, r_max, 20001)
-    grid = grid[grid != 0]
-    err = 0.0
-    for v in grid:
-        q = sum(gmpy2.mpfr(float(a)) * gmpy2.mpfr(float(v)) ** (e - 1)
-                for a, e in zip(coeffs, EXPONENTS))
-        p = gmpy2.mpfr(float(v)) + gmpy2.mpfr(float(v)) ** 2 * q
-        ex = gmpy2.log1p(gmpy2.mpfr(float(v)))
-        err = max(err, abs(float((p - ex) / ex)))
-    return coeffs, err
-
-
-def main():
-    c, l_hi, l_lo, j_one, r_min, r_max = tables()
-    coeffs, err = fit_poly(r_min, r_max)
-    core.write_header(
+def write_table(directory=core.COEFF_DIR):
+    c, l, l_lo, j_one, _, _ = tables()
+    return core.write_header(
         "log_table.h",
         f"logf reduction tables, {2 ** N} intervals of the mantissa range [{OFF.hex()}, "
         f"{(2 * OFF).hex()}).\n"
         f"cr_log_c: c_j ~ 1/centre rounded to {C_BITS} bits (1 in interval {j_one}, which holds 1.0);\n"
-        "cr_log_l: -log(c_j) rounded to double; cr_log_l_lo: -log(c_j) - cr_log_l[j].",
-        COMMAND,
+        "cr_log_l: -log(c_j) rounded to double; cr_log_l_lo: -log(c_j) - cr_log_l[j] (accurate path).",
+        "python tools/polygen.py log-table",
         [core.Table("cr_log_c", c, [f"j={j}" for j in range(len(c))]),
-         core.Table("cr_log_l", l_hi, [f"-log(c_{j})" for j in range(len(c))]),
-         core.Table("cr_log_l_lo", l_lo, [f"-log(c_{j}) - hi" for j in range(len(c))])])
-    core.write_header(
-        "log_poly.h",
-        f"log1p(r) ~ r (1 + a2 r + ... + a{EXPONENTS[-1] + 1} r^{EXPONENTS[-1]})"
-        f" on r in [{r_min.hex()}, {r_max.hex()}].\n"
-        f"Minimax fit of (log1p(r) - r)/r; relative error of the polynomial <= {err:.3g}"
-        f" (2^{np.log2(err):.2f}).",
-        COMMAND,
-        [core.Table("cr_log_poly", [1.0] + list(coeffs),
-                    ["a1 = 1"] + [f"a{e + 1}" for e in EXPONENTS])])
-    print(f"j_one={j_one} r in [{r_min:.6g}, {r_max:.6g}] poly err 2^{np.log2(err):.2f}")
+         core.Table("cr_log_l", l, [f"-log(c_{j})" for j in range(len(c))]),
+         core.Table("cr_log_l_lo", l_lo, [f"-log(c_{j}) - hi" for j in range(len(c))])],
+        directory=directory)
 
 
-def run(argv):
-    with gmpy2.context(precision=PREC):
-        main()
+def write_poly(coeffs, directory=core.COEFF_DIR, note=""):
+    _, _, _, _, r_min, r_max = tables()
+    summary = (f"log1p(r) ~ p(r) = r (c1 + c2 r + ... + c{len(coeffs)} r^{len(coeffs) - 1}), "
+               f"r in [{r_min.hex()}, {r_max.hex()}].\n"
+               "Fitted (RLIBM) so that the double s + p(r) rounds to the correctly rounded\n"
+               "float for every positive finite float that log.h's rounding test does not\n"
+               "send to the accurate path" + (f"; {note}" if note else "") + ".")
+    table = core.Table("cr_log_poly", coeffs,
+                       [f"c{i + 1} ~ {(-1) ** i}/{i + 1}" for i in range(len(coeffs))])
+    return core.write_header("log_poly.h", summary, "python tools/polygen.py log", [table],
+                             directory=directory)
 
 
-TARGETS = {"log": run}
+def spec(n_coeffs=N_COEFFS):
+    def write_headers(coeffs, directory):
+        write_table(directory)
+        write_poly(coeffs, directory)
 
-if __name__ == "__main__":
-    run(sys.argv[1:])
+    return core.FunctionSpec(
+        name="log", header="crlibm/functions/log.h", reduce="cr_log_reduce",
+        compensate="cr_log_compensate", fast="cr_log_fast", libm_ref="log", mpfr_fn=gmpy2.log,
+        domain=DOMAIN, poly_symbol="cr_log_poly", exponents=list(range(1, n_coeffs + 1)),
+        base=[(-1) ** i / (i + 1) for i in range(n_coeffs)], write_headers=write_headers)
+
+
+def gen_table(argv):
+    print(write_table())
+
+
+def gen_poly(argv):
+    res = core.rlibm_fit(spec())
+    note = (f"{res.iterations} iterations, {res.sample_size} constraints,\n"
+            f"{res.checked} inputs checked, {res.mpfr_settled} of them settled by MPFR")
+    print(write_poly(res.coeffs, note=note))
+
+
+def explore(argv):
+    """Try polynomial lengths (default 5) and report which fit."""
+    for n in [int(v) for v in argv] or [5]:
+        print(f"{n} coefficients:", flush=True)
+        try:
+            res = core.rlibm_fit(spec(n), max_iter=25)
+            print(f"  OK in {res.iterations} iterations: {[c.hex() for c in res.coeffs]}")
+        except core.Infeasible as e:
+            print(f"  no: {e}")
+        sys.stdout.flush()
+
+
+TARGETS = {"log": gen_poly, "log-table": gen_table, "log-explore": explore}

@@ -10,7 +10,9 @@ permute), the accurate path with N = 64 (short Taylor series). This script write
                   the split of pi/64 used by both reductions (pi/8 = 8*pi/64),
                   Taylor coefficients of the accurate (double-double) path,
   sincos_invpi.h  the bits of 1/pi as 32-bit limbs, for the exact reduction
-                  of huge arguments.
+                  of huge arguments (accurate path),
+  sincos_big.h    8/pi cut into pieces per exponent of x, for the vectorised
+                  reduction of 2^32 <= |x| < 2^128 in the fast path.
 
 Run: python tools/polygen/sincos.py   (deterministic: reproduces the headers)
 """
@@ -33,6 +35,9 @@ PREC = 400                  # working precision (bits) of the reference values
 R_MAX = math.pi / (2 * N_FAST) * (1 + 2.0 ** -12)  # |r| bound, with slack for rint(x*N/pi)
 DEGREE = 4                  # coefficients per polynomial (in u = r^2)
 INVPI_LIMBS = 14            # 64 zero bits of padding + 384 bits of 1/pi
+BIG_MIN_EXP = 32            # the fast path's vectorised big reduction: |x| >= 2^32
+BIG_ROWS = 128              # one row per exponent 32..159 (the index is masked to 7 bits)
+BIG_CHUNK = 28              # bits per exact piece: 24-bit x times 28 bits is exact in double
 
 
 def mp(v):
@@ -103,6 +108,42 @@ def write_invpi():
     return path
 
 
+def big_pieces(e):
+    """8/pi as c0 + c1 + c2 + c3 (+ multiples of 16/x) for x in [2^e, 2^(e+1)).
+
+    x = M 2^(e-23) with an integer M < 2^24, so the bits of 1/pi above bit
+    a = e - 24 contribute multiples of 16 to x*8/pi: the reduction mod 16
+    drops them. c0, c1, c2 are the next three 28-bit pieces (x*c_k exact:
+    x*c0 a multiple of 2^-24, x*c1 of 2^-52, x*c2 of 2^-80); c3 is the rest,
+    rounded to double (x*c3 < 2^-56)."""
+    a = e - 24
+    pi = gmpy2.const_pi()
+    pieces = []
+    for k in range(3):
+        n = a + BIG_CHUNK * (k + 1)
+        w = int(gmpy2.floor(mp(2) ** n / pi)) % (1 << BIG_CHUNK)
+        pieces.append(float(8 * w * mp(2) ** -n))  # exact: 28 bits
+    n = a + 3 * BIG_CHUNK
+    rest = mp(2) ** n / pi
+    rest = rest - gmpy2.floor(rest)
+    pieces.append(float(8 * rest * mp(2) ** -n))
+    return pieces
+
+
+def write_big(directory=core.COEFF_DIR):
+    with gmpy2.context(precision=PREC):
+        rows = [big_pieces(BIG_MIN_EXP + i) for i in range(BIG_ROWS)]
+    comments = [f"x in [2^{BIG_MIN_EXP + i}, 2^{BIG_MIN_EXP + i + 1})" for i in range(BIG_ROWS)]
+    tables = [core.Table(f"cr_sincos_big_c{k}", [r[k] for r in rows], comments) for k in range(4)]
+    return core.write_header(
+        "sincos_big.h",
+        f"8/pi = c0 + c1 + c2 + c3 modulo multiples of 16/x, per exponent of x (row i:\n"
+        f"x in [2^(i+{BIG_MIN_EXP}), 2^(i+{BIG_MIN_EXP + 1}))). c0..c2 are consecutive {BIG_CHUNK}-bit pieces of\n"
+        "the bits of 8/pi that matter for that exponent (x*c_k exact for a float x),\n"
+        "c3 the rest rounded to double. Used by cr_sincos_reduce_big (functions/sin_cos.h).",
+        COMMAND, tables, directory=directory)
+
+
 def main():
     gmpy2.get_context().precision = PREC
     fast, _, fast_comments = sin_table(N_FAST)
@@ -143,6 +184,7 @@ def main():
          core.Table("cr_sincos_acc_cos", [taylor(n) for n in (2, 4, 6, 8, 10)],
                     ["-1/2!", "1/4!", "-1/6!", "1/8!", "-1/10!"])])
     write_invpi()
+    write_big()
     print(f"cos fit error {cos_err:.3g} (2^{math.log2(cos_err):.1f}), "
           f"sin fit error {sin_err:.3g} (2^{math.log2(sin_err):.1f})")
 

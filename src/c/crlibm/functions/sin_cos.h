@@ -3,11 +3,13 @@
  * x = k*pi/N + r, |r| <= pi/(2N), j = k mod 2N, T[j] = sin(j*pi/N):
  *   sin(x) = T[j]*cos(r) + T[j+N/2]*sin(r),   cos(x) = the same with j+N/2.
  *
- * Fast path (|x| < 2^32), N = 8 so that T is 16 doubles (one register
- * permute on AVX-512 instead of a gather): k = rint(x*8/pi), whose low bits
- * index the tables directly (shifter trick); r = x - k*pi/8 with pi/8 in
- * three parts, one fma each (x - k*P0 is exact: both are multiples of
- * ulp(P0) and the difference is below 2^-2). With A = T[j], B = T[j+4] (a
+ * Fast path, N = 8 so that T is 16 doubles (one register permute on
+ * AVX-512 instead of a gather): k = rint(x*8/pi), whose low bits index the
+ * tables directly (shifter trick). For |x| < 2^32, r = x - k*pi/8 with pi/8
+ * in three parts, one fma each (x - k*P0 is exact: both are multiples of
+ * ulp(P0) and the difference is below 2^-2). Larger finite x take the
+ * vectorised reduction cr_sincos_reduce_big (a vector holding such a lane
+ * computes both and blends). With A = T[j], B = T[j+4] (a
  * second table, so both use the same index), u = r^2 and minimax
  * pc(u) ~ (cos(r)-1)/u, ps(u) ~ (sin(r)/r-1)/u,
  *   y = A + (B*r + u*(A*pc(u) + B*r*ps(u))).
@@ -16,7 +18,8 @@
  * 2^-57.6 absolute) and of the last two roundings (2^-53 each) grow. A lane
  * whose y lies within 16 double ulps (>= 2^-49 |y|) of a float midpoint may
  * round wrongly, so it is flagged and recomputed by the accurate path; so
- * are |x| >= 2^32, NaN, inf, and sin(+-0) (whose sign the reduction loses).
+ * are NaN, inf, and sin(+-0) (whose sign the reduction loses). The rounding
+ * test stays because the polynomials are minimax fits, not RLIBM fits.
  *
  * Accurate path (scalar): exact reduction by pi/64 (reduce_pi.h), then the
  * same formula with N = 64 in double-double, the table's lo parts and Taylor
@@ -33,17 +36,47 @@
 #include "../reduce_pi.h"
 /* coeffs/sincos_poly.h comes with reduce_pi.h (generated headers have no guards) */
 #include "../coeffs/sincos_table.h"
+#include "../coeffs/sincos_big.h"
 
 #define CR_SINCOS_INV_PI8 0x1.45f306dc9c883p+1 /* 8/pi */
-#define CR_SINCOS_FAST_MAX 0x1p32              /* fast path for |x| below */
+#define CR_SINCOS_BIG 0x1p32                   /* Cody-Waite reduction below */
+#define CR_SINCOS_BIG_EXP (1023 + 32)          /* biased exponent of row 0 of sincos_big.h */
+#define CR_SINCOS_BIG_ROWS 127                 /* row mask: 128 rows */
 
 /* ---- fast path ------------------------------------------------------- */
 
+/* r = x - k*pi/8 for 2^32 <= |x| < 2^128 (Payne-Hanek in double lanes);
+ * returns r and sets *t to x*8/pi rounded to an integer plus shift, like the
+ * Cody-Waite path. With x*8/pi = P0 + P1 + P2 + P3 mod 16 (sincos_big.h:
+ * P0..P2 exact products, multiples of 2^-24, 2^-52, 2^-80; |P3| < 2^-56):
+ * k = rint(P0 + P1), f1 = (P0 - k) + P1 is exact (a multiple of 2^-52 below
+ * 1 in magnitude), and f = f1 + P2 + P3 is kept as a double-double, so
+ * |f - (x*8/pi - k)| < 2^-106 while |x*8/pi - k| >= 2^-29.86 for every
+ * float >= 2^32 (exhaustive search; the closest is 0x6e79be45), so f is
+ * accurate to 2^-76 relative. The product by pi/8 then gives r to about
+ * 2^-53 relative, as the Cody-Waite path does. Lanes with
+ * smaller x, inf or NaN compute garbage from in-range table rows. */
+CR_FN vd cr_sincos_reduce_big(vd x, vd shift, vd *t) {
+  vl row = vl_and(vl_sub(vl_shr(vd_as_vl(x), 52), vl_set(CR_SINCOS_BIG_EXP)),
+                  vl_set(CR_SINCOS_BIG_ROWS)); /* the sign bit (2^11) drops out */
+  vd p0 = vd_mul(x, vd_gather(cr_sincos_big_c0, row));
+  vd p1 = vd_mul(x, vd_gather(cr_sincos_big_c1, row));
+  vd p2 = vd_mul(x, vd_gather(cr_sincos_big_c2, row));
+  vd p3 = vd_mul(x, vd_gather(cr_sincos_big_c3, row));
+  *t = vd_add(vd_add(p0, p1), shift);
+  vd f1 = vd_add(vd_sub(p0, vd_sub(*t, shift)), p1);
+  vd hi = vd_add(f1, p2); /* two-sum: hi + lo = f1 + p2 exactly, then + p3 */
+  vd bb = vd_sub(hi, f1);
+  vd lo = vd_add(vd_add(vd_sub(f1, vd_sub(hi, bb)), vd_sub(p2, bb)), p3);
+  /* (hi + lo) * pi/8, pi/8 = 8*(pi/64 parts [0] + [1]) */
+  vd pi_hi = vd_set(8 * cr_sincos_pi_n[0]), pi_lo = vd_set(8 * cr_sincos_pi_n[1]);
+  vd rh = vd_mul(hi, pi_hi);
+  vd rl = vd_add(vd_fma(hi, pi_hi, vd_neg(rh)), vd_fma(hi, pi_lo, vd_mul(lo, pi_hi)));
+  return vd_add(rh, rl);
+}
+
 /* y ~ sin(x + off*pi/8) for off = 0 (sin) or 4 (cos). */
 CR_FN vd cr_sincos_fast(vd x, double off, vm *special) {
-  /* Lanes with |x| >= 2^32, inf or NaN compute garbage (the table lookups
-   * stay in range whatever the index) and are flagged. */
-  vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_FAST_MAX)));
   /* t = rint(x*8/pi) + shifter + off: for |x*8/pi| < 2^51 its low mantissa
    * bits are k + off mod 2^51, which index the tables. */
   vd shift = vd_set(CR_SHIFTER + off);
@@ -53,6 +86,15 @@ CR_FN vd cr_sincos_fast(vd x, double off, vm *special) {
   vd r = vd_fma(kd, vd_set(-8 * cr_sincos_pi_n[0]), x);
   r = vd_fma(kd, vd_set(-8 * cr_sincos_pi_n[1]), r);
   r = vd_fma(kd, vd_set(-8 * cr_sincos_pi_n[2]), r);
+  vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_BIG)));
+  if (vm_bits(big) != 0) { /* rare in most data: a branch, not always both */
+    vd tb, rb = cr_sincos_reduce_big(x, shift, &tb);
+    t = vd_select(big, tb, t);
+    r = vd_select(big, rb, r);
+  }
+  /* Inf and NaN lanes compute garbage (table lookups stay in range whatever
+   * the index) and are flagged. */
+  vm finite = vd_lt(vd_abs(x), vd_set(INFINITY));
   vd a = vd_lookup16(cr_sincos_fast_sin, vd_as_vl(t));
   vd b = vd_lookup16(cr_sincos_fast_cos, vd_as_vl(t));
   vd u = vd_mul(r, r);
@@ -63,7 +105,7 @@ CR_FN vd cr_sincos_fast(vd x, double off, vm *special) {
   /* Low 29 bits of y (those dropped by the rounding to float) within 16 of
    * 2^28, i.e. y within 16 ulps of a midpoint. */
   vl low = vl_and(vl_add(vd_as_vl(y), vl_set(16 - (1 << 28))), vl_set((1 << 29) - 1));
-  *special = vm_or(big, vl_gt(vl_set(32), low));
+  *special = vm_or(vm_not(finite), vl_gt(vl_set(32), low));
   return y;
 }
 
