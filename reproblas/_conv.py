@@ -253,8 +253,6 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     gy, w = a["grad_output"], a["weight"]
     groups, g, (n, c, h, wd) = _grad_input_setup(gy, w, input_shape, stride, padding, dilation,
                                                  groups)
-    k, cg, r, s = w.shape
-    p, q = g.out
     gx = np.empty((n, c, h, wd), dtype=gy.dtype)
     if gx.size == 0:
         return gx

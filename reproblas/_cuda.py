@@ -344,7 +344,7 @@ def trsm(dev, order, right, lower, trans, unit, alpha, a, x):
     nsys, nrhs = x.shape
     if nsys == 0 or nrhs == 0:
         return x
-    xp, t = dev.xp, trans != right
+    t = trans != right
     mat = a.T if t else a  # M, any strides
     mat_e, (m_rs, m_cs) = element_strides(dev, mat)
     lower = lower != t
