@@ -47,3 +47,15 @@ def write(path, info, rows):
     with open(path, "w") as f:
         json.dump({"machine": info, "rows": rows}, f, indent=1)
         f.write("\n")
+
+
+def add_run_options(ap, *, repeat, budget, dtypes, routines, routine_choices=None):
+    """The options the reproblas ratio scripts share: threads, rounds, time budget, dtypes,
+    routines, orders and the JSON output."""
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--repeat", type=int, default=repeat)
+    ap.add_argument("--budget", type=float, default=budget, help="seconds per row, soft")
+    ap.add_argument("--dtypes", nargs="+", default=dtypes)
+    ap.add_argument("--routines", nargs="+", default=routines, choices=routine_choices)
+    ap.add_argument("--orders", nargs="+", default=["sequential", "pairwise"])
+    ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")

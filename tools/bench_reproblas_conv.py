@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 import reproblas as rb
-from bench_json import machine_info, write
+from bench_json import add_run_options, machine_info, write
 from bench_reproblas_gemm import interleaved_best
 
 ROUTINES = ["conv2d", "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
@@ -57,13 +57,8 @@ def main():
     ap.add_argument("--layers", nargs="+", default=["64x56", "128x28", "256x14", "512x7"],
                     help="CxHW: C = K channels, H = W")
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 8])
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--budget", type=float, default=20.0, help="seconds per row, soft")
-    ap.add_argument("--dtypes", nargs="+", default=["float32"])
-    ap.add_argument("--routines", nargs="+", default=["conv2d"], choices=ROUTINES)
-    ap.add_argument("--orders", nargs="+", default=["sequential", "pairwise"])
-    ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
+    add_run_options(ap, repeat=5, budget=20.0, dtypes=["float32"], routines=["conv2d"],
+                    routine_choices=ROUTINES)
     args = ap.parse_args()
     print(f"REPROBLAS_ISA={os.environ.get('REPROBLAS_ISA', '') or rb.best_isa()}")
     print(f"{'routine':18} {'dtype':8} {'layer':>9} {'thr':>3} {'order':10} {'GFLOP/s':>8} "

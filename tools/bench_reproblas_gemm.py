@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 import reproblas as rb
-from bench_json import machine_info, write
+from bench_json import add_run_options, machine_info, write
 
 
 def timed(fn):
@@ -45,13 +45,8 @@ def interleaved_best(fns, repeat, budget):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--budget", type=float, default=20.0, help="seconds per row, soft")
-    ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
-    ap.add_argument("--routines", nargs="+", default=["gemm", "gemv"])
-    ap.add_argument("--orders", nargs="+", default=["sequential", "pairwise"])
-    ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
+    add_run_options(ap, repeat=5, budget=20.0, dtypes=["float32", "float64"],
+                    routines=["gemm", "gemv"])
     args = ap.parse_args()
     try:
         from threadpoolctl import threadpool_info, threadpool_limits

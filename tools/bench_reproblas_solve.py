@@ -18,20 +18,15 @@ import sys
 import numpy as np
 
 import reproblas as rb
-from bench_json import machine_info, write
+from bench_json import add_run_options, machine_info, write
 from bench_reproblas_gemm import interleaved_best
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 1024])
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--budget", type=float, default=10.0, help="seconds per row, soft")
-    ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
-    ap.add_argument("--routines", nargs="+", default=["trsm", "trsv"])
-    ap.add_argument("--orders", nargs="+", default=["sequential", "pairwise"])
-    ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
+    add_run_options(ap, repeat=3, budget=10.0, dtypes=["float32", "float64"],
+                    routines=["trsm", "trsv"])
     args = ap.parse_args()
     from scipy.linalg import solve_triangular
     try:
