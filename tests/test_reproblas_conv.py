@@ -9,7 +9,7 @@ import pytest
 import reproblas as rb
 from reproblas import _core
 import test_reproblas_conv_reference as cref
-from test_reproblas_gemm import data
+from test_reproblas_gemm import data, each_path
 from test_reproblas_reference import same_bits
 
 DTYPES = [np.float32, np.float64]
@@ -42,13 +42,7 @@ def default_tuning():
 
 
 def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
-    for tuning in tunings:
-        _core.set_conv_tuning(*tuning)
-        for isa in isas:
-            monkeypatch.setenv("REPROBLAS_ISA", isa)
-            for t in threads:
-                monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
-                yield (tuning, isa, t)
+    return each_path(monkeypatch, _core.set_conv_tuning, tunings, isas, threads)
 
 
 def operands(case, dtype, seed=0):

@@ -47,14 +47,20 @@ def layout(x, kind):
     return x[rev].copy()[rev]
 
 
-def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
+def each_path(monkeypatch, tune, tunings, isas, threads):
+    """Runs the loop body under every (tuning, ISA, thread count), set through tune(*tuning)
+    and the environment knobs; yields each triple for failure messages."""
     for tuning in tunings:
-        _core.set_l3_tuning(*tuning)
+        tune(*tuning)
         for isa in isas:
             monkeypatch.setenv("REPROBLAS_ISA", isa)
             for t in threads:
                 monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
                 yield (tuning, isa, t)
+
+
+def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
+    return each_path(monkeypatch, _core.set_l3_tuning, tunings, isas, threads)
 
 
 def operands(rng, m, n, k, dtype, trans_a, trans_b, lay_a, lay_b):

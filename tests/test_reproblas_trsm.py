@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 import reproblas as rb
 from reproblas import _core
 import test_reproblas_reference as ref
-from test_reproblas_gemm import data, layout
+from test_reproblas_gemm import data, each_path, layout
 
 DTYPES = [np.float32, np.float64]
 ORDERS = ["sequential", "pairwise"]
@@ -32,15 +32,13 @@ def default_tuning():
     _core.set_l3_tuning()
 
 
+def _tune(trsm_tuning, gemm_tuning):
+    _core.set_trsm_tuning(*trsm_tuning)
+    _core.set_l3_tuning(*gemm_tuning)
+
+
 def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
-    for trsm_tuning, gemm_tuning in tunings:
-        _core.set_trsm_tuning(*trsm_tuning)
-        _core.set_l3_tuning(*gemm_tuning)
-        for isa in isas:
-            monkeypatch.setenv("REPROBLAS_ISA", isa)
-            for t in threads:
-                monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
-                yield (trsm_tuning, gemm_tuning, isa, t)
+    return each_path(monkeypatch, _tune, tunings, isas, threads)
 
 
 # ---- the reference: SPEC §3 as written ----
