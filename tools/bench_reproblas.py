@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 import reproblas as rb
+from bench_reproblas_gemm import settle_time
 from bench_json import machine_info, write
 
 
@@ -74,6 +75,7 @@ def main():
             limit = threadpool_limits(threads) if threadpool_limits else None
             try:
                 base = {k: best_time(f, args.repeat) for k, f in numpy_counterparts(x, y).items()}
+                time.sleep(settle_time(threads))  # best_time's first round warms up again
                 for order in ("sequential", "pairwise"):
                     for name, f in reproblas_calls(x, y, order).items():
                         t = best_time(f, args.repeat)

@@ -20,7 +20,7 @@ import numpy as np
 
 import reproblas as rb
 from bench_json import add_run_options, machine_info, write
-from bench_reproblas_gemm import interleaved_best
+from bench_reproblas_gemm import interleaved_best, settle_time
 
 ROUTINES = ["conv2d", "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
 
@@ -84,7 +84,8 @@ def main():
                         if torch is not None:
                             torch.set_num_threads(threads)
                             fns = [base[routine]] + fns
-                        best = interleaved_best(fns, args.repeat, args.budget)
+                        best = interleaved_best(fns, args.repeat, args.budget,
+                                               settle_time(threads) if torch is not None else 0.0)
                         tbest = best.pop(0) if torch is not None else None
                         for order, t in zip(mine, best):
                             tg = flops / tbest / 1e9 if tbest else None

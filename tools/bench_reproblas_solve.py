@@ -19,7 +19,7 @@ import numpy as np
 
 import reproblas as rb
 from bench_json import add_run_options, machine_info, write
-from bench_reproblas_gemm import interleaved_best
+from bench_reproblas_gemm import interleaved_best, settle_time
 
 
 def main():
@@ -57,7 +57,7 @@ def main():
                         try:
                             repeat = args.repeat * (1 if routine == "trsm" else 10)
                             best = interleaved_best([base] + list(ours.values()), repeat,
-                                                    args.budget)
+                                                    args.budget, settle_time(threads))
                         finally:
                             if limit is not None:
                                 limit.unregister()
