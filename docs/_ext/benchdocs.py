@@ -278,15 +278,29 @@ class VerificationTable(Directive):
 
 class ApiSummary(Directive):
     """autosummary of every callable in module.__all__ (documented by automodule on the
-    same page), in __all__'s order."""
+    same page), in __all__'s order. Options: ``:automodule:`` also documents the module here;
+    ``:optional:`` turns an ImportError (a subpackage whose extra is not installed) into a
+    note instead of a failed build."""
     required_arguments = 1
+    option_spec = {"automodule": directives.flag, "optional": directives.flag}
 
     def run(self):
         import importlib
         modname = self.arguments[0]
-        module = importlib.import_module(modname)
+        try:
+            module = importlib.import_module(modname)
+        except ImportError as exc:
+            if "optional" not in self.options:
+                raise
+            return [nodes.note("", nodes.paragraph(text=f"{modname} is not documented in "
+                                                        f"this build: {exc}"))]
         names = [n for n in getattr(module, "__all__", []) if callable(getattr(module, n))]
-        lines = StringList([".. autosummary::", ""] + [f"   {modname}.{n}" for n in names])
+        # full names, resolved from no current module (an automodule above may have set one)
+        lines = [".. py:currentmodule:: None", "", ".. autosummary::", ""]
+        lines += [f"   {modname}.{n}" for n in names]
+        if "automodule" in self.options:
+            lines += ["", f".. automodule:: {modname}"]
+        lines = StringList(lines)
         node = nodes.section()
         node.document = self.state.document
         self.state.nested_parse(lines, self.content_offset, node)

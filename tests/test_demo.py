@@ -1,0 +1,25 @@
+"""The README's main job ends with the two demos: they must run and report sameness."""
+import re
+
+import pytest
+
+from crlibm_py import demo as crlibm_demo
+from reproblas import demo as reproblas_demo
+
+
+def test_reproblas_demo_reports_one_result_per_routine(capsys):
+    reproblas_demo.main(["--n", "40"])
+    out = capsys.readouterr().out
+    rows = re.findall(r"^(gemm|dot|conv2d)\s+(sequential|pairwise)\s+(\d+)\s", out, re.M)
+    assert len(rows) == 6
+    assert {r[2] for r in rows} == {"1"}
+    assert re.search(r"reproblas\s+0 of \d+", out)
+
+
+def test_crlibm_demo_finds_no_wrong_result(capsys):
+    pytest.importorskip("gmpy2")
+    crlibm_demo.main(["--n", "300"])
+    out = capsys.readouterr().out
+    for fname in ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt"):
+        row = re.search(rf"^{fname}\s+\S+(?: %)?\s+(\d+)\s", out, re.M)
+        assert row is not None and row.group(1) == "0", out
