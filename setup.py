@@ -9,6 +9,7 @@ The same sources also build the C ABI: plain shared libraries installed inside
 the packages (crlibm_py/lib/libcrlibm.so, reproblas/lib/libreproblas.so), whose
 public headers live in crlibm_py/include and reproblas/include.
 """
+import copy
 import os
 import sysconfig
 from pathlib import Path
@@ -127,6 +128,14 @@ class BuildExt(build_ext):
         if fullname.rsplit(".", 1)[-1] in C_LIBRARY_NAMES:
             return filename[: -len(sysconfig.get_config_var("EXT_SUFFIX"))] + ".so"
         return filename
+
+    def build_extension(self, ext):
+        """Each extension compiles into its own temporary folder: several compile the same
+        sources (with different flags for the C ABI libraries), and `build_ext -j` builds
+        extensions in parallel threads, which would otherwise write the same object files."""
+        own = copy.copy(self)  # a per-call copy: self is shared by the -j threads
+        own.build_temp = os.path.join(self.build_temp, ext.name)
+        build_ext.build_extension(own, ext)
 
     def copy_extensions_to_source(self):  # in-place and editable builds
         build_py = self.get_finalized_command("build_py")
