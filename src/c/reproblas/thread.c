@@ -12,11 +12,17 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/fp_env.h"
 
 enum { RB_MAX_PARTS = 256 };
+/* An idle worker polls for the next job this long before it sleeps: calls
+ * in a loop then find it awake (waking a sleeping thread costs tens of
+ * microseconds, a large part of a small gemm), and an idle pool soon stops
+ * using CPU. */
+#define RB_SPIN_NS 200000L
 
 static void run_part(rb_part_fn fn, void *ctx, int part, int parts) {
   cr_fenv_t saved = cr_fenv_enter();
@@ -64,11 +70,37 @@ static void claim_parts(void) {
   }
 }
 
+static long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* Polls pool.generation (without the lock) until it is not `seen` or
+ * RB_SPIN_NS have passed. */
+static void spin_for_job(unsigned long seen) {
+  const long until = now_ns() + RB_SPIN_NS;
+  for (int i = 1; __atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) == seen; ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0) {
+      if (now_ns() > until) return;
+      sched_yield(); /* more threads than cores: let the job's other parts run */
+    }
+  }
+}
+
 static void *worker_main(void *arg) {
   (void)arg;
   pthread_mutex_lock(&pool.lock);
   unsigned long seen = pool.generation;
   for (;;) {
+    if (pool.generation == seen) {
+      pthread_mutex_unlock(&pool.lock);
+      spin_for_job(seen);
+      pthread_mutex_lock(&pool.lock);
+    }
     while (pool.generation == seen) pthread_cond_wait(&pool.start, &pool.lock);
     seen = pool.generation;
     claim_parts();
@@ -89,7 +121,7 @@ static void run_on_pool(int parts, rb_part_fn fn, void *ctx) {
   pool.parts = parts;
   pool.next_part = 1;
   pool.pending = parts - 1;
-  ++pool.generation;
+  __atomic_add_fetch(&pool.generation, 1, __ATOMIC_RELEASE); /* spinning workers read it */
   pthread_cond_broadcast(&pool.start);
   pthread_mutex_unlock(&pool.lock);
 
