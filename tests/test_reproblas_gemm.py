@@ -170,6 +170,25 @@ def test_overwrite_c_in_place(dtype):
         assert ref.same_bits(y, want)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ORDERS)
+def test_write_c_every_layout(order, dtype, monkeypatch):
+    """The final scaling into C of every layout (row-major C: W x W register
+    transposes; column-major: tile columns; the edges and other strides: one
+    element at a time), with block and W edges inside the matrix."""
+    rng = np.random.default_rng(14)
+    for m, n, k in ((37, 29, 11), (32, 24, 9), (5, 3, 4)):
+        a, b = data(rng, (m, k), dtype), data(rng, (k, n), dtype)
+        for idx, lay in enumerate(LAYOUTS):
+            alpha, beta = (-1.5, 0.0) if idx % 2 else (0.75, -2.0)
+            c0 = layout(data(rng, (m, n), dtype), lay)
+            want = ref.gemm(alpha, a, b, beta, c0, order=order)
+            for cfg in each_config(monkeypatch, tunings=TUNINGS[::2], threads=[1, 3]):
+                c = c0.copy(order="K") if lay in ("C", "F") else layout(c0, lay)
+                assert rb.gemm(alpha, a, b, beta, c, overwrite_c=True, order=order) is c
+                assert ref.same_bits(c, want), (m, n, k, lay, cfg)
+
+
 def test_overwrite_with_overlapping_operands():
     """c (or y, a) updated in place while it is also an input: the old values are used."""
     rng = np.random.default_rng(13)

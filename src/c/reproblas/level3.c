@@ -10,12 +10,14 @@
 #include "gemm_kernels.h"
 #include "thread.h"
 
-/* kc: the B micro-panel (kc x nr) stays in L1, the A block (mc x kc, 1 MiB)
- * in L2; kc 0 = by dtype, 256 float64 / 512 float32 (the same bytes). B is
- * packed again for every mc rows, so mc is large. Each thread keeps an
- * mc x nc workspace of partial sums (pairwise: one per pending level, with
- * nc capped in gemm_engine.inc). */
-enum { RB_DEFAULT_MC = 512, RB_DEFAULT_NC = 2048, RB_DEFAULT_KC = 0 };
+/* kc 0 = by dtype, 1 KiB of k: 256 float32 / 128 float64, so that the B
+ * micro-panel (kc x nr) stays in L1. The A block (mc x kc, 256 KiB) takes
+ * half of a 512 KiB L2: the micro-kernels sweep it once per B micro-panel,
+ * and a block as large as L2 was evicted before its next sweep (measured on
+ * AMD EPYC Zen 3, 1 thread: 256 rows up to 10% faster than 512). B is
+ * packed again for every mc rows. Each thread keeps an mc x nc workspace of
+ * partial sums (pairwise: one per pending level, nc capped in gemm_engine.inc). */
+enum { RB_DEFAULT_MC = 256, RB_DEFAULT_NC = 2048, RB_DEFAULT_KC = 0 };
 #define RB_DEFAULT_MIN_WORK ((int64_t)1 << 20)
 
 static int64_t l3_mc = RB_DEFAULT_MC, l3_nc = RB_DEFAULT_NC, l3_kc = RB_DEFAULT_KC,

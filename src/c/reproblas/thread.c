@@ -12,11 +12,17 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/fp_env.h"
 
 enum { RB_MAX_PARTS = 256 };
+/* Waits poll this long before they sleep: an idle worker for the next job
+ * (calls in a loop then find it awake), the caller for the last part to end.
+ * Waking a sleeping thread costs tens of microseconds, a large part of a
+ * small gemm; an idle pool soon stops using CPU. */
+#define RB_SPIN_NS 200000L
 
 static void run_part(rb_part_fn fn, void *ctx, int part, int parts) {
   cr_fenv_t saved = cr_fenv_enter();
@@ -60,15 +66,47 @@ static void claim_parts(void) {
     pthread_mutex_unlock(&pool.lock);
     run_part(fn, ctx, part, parts);
     pthread_mutex_lock(&pool.lock);
-    if (--pool.pending == 0) pthread_cond_signal(&pool.done);
+    /* atomic: a spinning caller reads it without the lock */
+    if (__atomic_sub_fetch(&pool.pending, 1, __ATOMIC_RELEASE) == 0)
+      pthread_cond_signal(&pool.done);
   }
 }
+
+static long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* One poll of a spin-wait (the pool lock not held): 0 once `until` has
+ * passed. Every 64 polls it yields, for when there are more threads than
+ * cores and the thread waited for needs this one's core. */
+static int spin_more(int i, long until) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+  if (i % 64) return 1;
+  sched_yield();
+  return now_ns() <= until;
+}
+
+/* Polls, with the pool lock released, while cond holds (at most RB_SPIN_NS). */
+#define RB_SPIN_WHILE(cond)                                                      \
+  do {                                                                           \
+    pthread_mutex_unlock(&pool.lock);                                            \
+    const long until_ = now_ns() + RB_SPIN_NS;                                   \
+    for (int i_ = 1; (cond) && spin_more(i_, until_); ++i_) {                    \
+    }                                                                            \
+    pthread_mutex_lock(&pool.lock);                                              \
+  } while (0)
 
 static void *worker_main(void *arg) {
   (void)arg;
   pthread_mutex_lock(&pool.lock);
   unsigned long seen = pool.generation;
   for (;;) {
+    if (pool.generation == seen)
+      RB_SPIN_WHILE(__atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) == seen);
     while (pool.generation == seen) pthread_cond_wait(&pool.start, &pool.lock);
     seen = pool.generation;
     claim_parts();
@@ -89,7 +127,7 @@ static void run_on_pool(int parts, rb_part_fn fn, void *ctx) {
   pool.parts = parts;
   pool.next_part = 1;
   pool.pending = parts - 1;
-  ++pool.generation;
+  __atomic_add_fetch(&pool.generation, 1, __ATOMIC_RELEASE); /* spinning workers read it */
   pthread_cond_broadcast(&pool.start);
   pthread_mutex_unlock(&pool.lock);
 
@@ -97,6 +135,7 @@ static void run_on_pool(int parts, rb_part_fn fn, void *ctx) {
 
   pthread_mutex_lock(&pool.lock);
   claim_parts();
+  if (pool.pending > 0) RB_SPIN_WHILE(__atomic_load_n(&pool.pending, __ATOMIC_ACQUIRE) > 0);
   while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.lock);
   pool.fn = NULL;
   pool.ctx = NULL;
