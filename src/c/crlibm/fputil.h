@@ -5,6 +5,16 @@
 
 #include "../common/cr_defs.h"
 
+/* For the rare special paths: keeping them out of line lets the block loop
+ * keep its constants in registers. */
+#ifndef CR_FN_COLD
+#if defined(__CUDACC__)
+#define CR_FN_COLD static __host__ __device__ __noinline__
+#else
+#define CR_FN_COLD static __attribute__((noinline, cold))
+#endif
+#endif
+
 /* Adding 0x1.8p52 to a double of magnitude < 2^51 that is an integer puts
  * that integer, in two's complement, into the low mantissa bits. */
 #define CR_SHIFTER 0x1.8p52

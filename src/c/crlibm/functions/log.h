@@ -73,16 +73,6 @@ CR_FN vd cr_log_poly_eval(vd r) { return vd_mul(r, cr_horner(r, cr_log_poly, CR_
 /* The output compensation the polynomial was fitted through (one rounding). */
 CR_FN vd cr_log_compensate(vd p, vd s) { return vd_add(s, p); }
 
-/* The accurate path is rare: keeping it out of line lets the block loop keep
- * its constants in registers. */
-#ifndef CR_FN_COLD
-#if defined(__CUDACC__)
-#define CR_FN_COLD static __host__ __device__ __noinline__
-#else
-#define CR_FN_COLD static __attribute__((noinline, cold))
-#endif
-#endif
-
 /* Scalar double-double pieces for the accurate path. */
 CR_FN double cr_log_two_sum(double a, double b, double *err) {
   double s = a + b, bb = s - a;

@@ -74,6 +74,12 @@ CR_FN void vd_gather_pair(const double *t, vl idx, vd *a, vd *b) {
 }
 
 
+/* Lane k of *a, *b = t[2j], t[2j + 1], j = idx_k & 15: a 16-row table of
+ * pairs read with one 16-byte load per lane (as vd_gather_pair). */
+CR_FN void vd_lookup16_pair(const double *t, vl idx, vd *a, vd *b) {
+  vd_gather_pair(t, _mm256_slli_epi64(_mm256_and_si256(idx, _mm256_set1_epi64x(15)), 1), a, b);
+}
+
 /* Float lanes, eight per vector (see README.md). */
 #define VFW 8
 typedef __m256 vf;
@@ -88,7 +94,9 @@ CR_FN vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
 CR_FN vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
 CR_FN vf vf_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
 CR_FN vf vf_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
-CR_FN vf vf_neg(vf a) { return _mm256_xor_ps(_mm256_set1_ps(-0.0f), a); }
+CR_FN vf vf_div(vf a, vf b) { return _mm256_div_ps(a, b); }
+CR_FN vf vf_sqrt(vf a) { return _mm256_sqrt_ps(a); }
+CR_FN vf vf_fms(vf a, vf b, vf c) { return _mm256_fmsub_ps(a, b, c); }
 CR_FN vmf vf_ne(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }
 CR_FN vmf vmf_or(vmf a, vmf b) { return _mm256_or_ps(a, b); }
 CR_FN unsigned vmf_bits(vmf m) { return (unsigned)_mm256_movemask_ps(m); }

@@ -62,6 +62,11 @@ CR_FN vm vl_gt(vl a, vl b) { return a > b; }
 CR_FN vd vd_gather(const double *t, vl idx) { return t[idx]; }
 CR_FN vd vd_lookup16(const double *t, vl idx) { return t[idx & 15]; }
 CR_FN void vd_gather_pair(const double *t, vl idx, vd *a, vd *b) { *a = t[idx]; *b = t[idx + 1]; }
+CR_FN void vd_lookup16_pair(const double *t, vl idx, vd *a, vd *b) {
+  idx &= 15;
+  *a = t[2 * idx];
+  *b = t[2 * idx + 1];
+}
 
 
 /* Float lanes: one per vector (see README.md). */
@@ -72,8 +77,10 @@ typedef int vmf;
 
 #if defined(__CUDA_ARCH__)
 #define CR_FMAF(a, b, c) __fmaf_rn(a, b, c)
+#define CR_SQRTF(a) __fsqrt_rn(a)
 #else
 #define CR_FMAF(a, b, c) fmaf(a, b, c)
+#define CR_SQRTF(a) sqrtf(a)
 #endif
 
 CR_FN vf vf_load(const float *p) { return p[0]; }
@@ -84,7 +91,9 @@ CR_FN vf vf_add(vf a, vf b) { return a + b; }
 CR_FN vf vf_sub(vf a, vf b) { return a - b; }
 CR_FN vf vf_mul(vf a, vf b) { return a * b; }
 CR_FN vf vf_fma(vf a, vf b, vf c) { return CR_FMAF(a, b, c); }
-CR_FN vf vf_neg(vf a) { return -a; }
+CR_FN vf vf_div(vf a, vf b) { return a / b; }
+CR_FN vf vf_sqrt(vf a) { return CR_SQRTF(a); }
+CR_FN vf vf_fms(vf a, vf b, vf c) { return CR_FMAF(a, b, -c); }
 CR_FN vmf vf_ne(vf a, vf b) { return a != b; }
 CR_FN vmf vmf_or(vmf a, vmf b) { return a | b; }
 CR_FN unsigned vmf_bits(vmf m) { return (unsigned)m; }
