@@ -37,6 +37,15 @@ CR_FN vd cr_copysign_pos(vd y, vd x) {
   return vl_as_vd(vl_or(vd_as_vl(y), vl_and(vd_as_vl(x), vd_as_vl(vd_set(-0.0)))));
 }
 
+/* Lanes where x is not a positive finite double (NaN, zeros, negatives, +inf):
+ * 0 < x < inf  <=>  bits(x) - 1 < bits(inf) - 1 as unsigned integers, which
+ * the sign flip turns into one signed compare. */
+CR_FN vm cr_vd_not_pos_finite(vd x) {
+  const int64_t inf_bits = 0x7FF0000000000000LL;
+  vl key = vl_xor(vl_sub(vd_as_vl(x), vl_set(1)), vl_set(INT64_MIN));
+  return vl_gt(key, vl_set((inf_bits - 2) ^ INT64_MIN));
+}
+
 /* Float bit access for the scalar special paths. */
 CR_FN uint32_t cr_f32_bits(float x) { uint32_t u; memcpy(&u, &x, sizeof u); return u; }
 CR_FN float cr_f32_from_bits(uint32_t u) { float x; memcpy(&x, &u, sizeof x); return x; }

@@ -126,9 +126,7 @@ CR_FN vd cr_log_fast(vd x, vm *special) {
   vd y = cr_log_compensate(cr_log_poly_eval(r), s);
   vl near = vl_and(vl_add(vd_as_vl(y), vl_set(CR_LOG_TEST_ULPS - CR_LOG_MID_BITS)),
                    vl_set(CR_LOG_LOW_MASK));
-  /* Ordered compares: NaN lanes fail and are special, as are <= 0 and +inf. */
-  vm in_domain = vm_and(vd_gt(x, vd_set(0.0)), vd_lt(x, vd_set(INFINITY)));
-  *special = vm_or(vm_not(in_domain), vl_gt(vl_set(2 * CR_LOG_TEST_ULPS + 1), near));
+  *special = vm_or(cr_vd_not_pos_finite(x), vl_gt(vl_set(2 * CR_LOG_TEST_ULPS + 1), near));
   return y;
 }
 
