@@ -70,6 +70,15 @@ def test_rsqrt_near_midpoints_on_every_path():
     _check_every_path("rsqrt", np.asarray(x, dtype=np.float32).view(np.uint32))
 
 
+def test_rsqrt_every_binade_on_every_path():
+    """The float-lane fast path scales x by 4^-j into [1/2, 2) from the exponent's bits:
+    every exponent field (both parities, subnormals and inf/NaN included), both signs,
+    the first, last and some middle mantissas, and results that are powers of two."""
+    mantissas = np.array([0, 1, 2, 0x3504F3, 0x400000, 0x7FFFFE, 0x7FFFFF], dtype=np.uint32)
+    bits = (np.arange(256, dtype=np.uint32)[:, None] << 23 | mantissas[None, :]).ravel()
+    _check_every_path("rsqrt", np.concatenate([bits, bits | np.uint32(0x80000000)]))
+
+
 @pytest.mark.skipif(not _ufuncs.scalar_calls_available(), reason="needs x86-64 with AVX2+FMA")
 @pytest.mark.parametrize("fname", FUNCTIONS)
 def test_scalar_calls_give_the_same_bits(fname):

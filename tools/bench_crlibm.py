@@ -142,6 +142,12 @@ def supported_paths():
     return [name for name in crlibm_py.isa_names() if crlibm_py.isa_supported(name)]
 
 
+# The clock of every sample: wall time, or this process's CPU time (--clock cpu), which on a
+# machine shared with other jobs leaves out the time the process waited for a core.
+CLOCKS = {"wall": time.perf_counter_ns, "cpu": time.process_time_ns}
+_clock = CLOCKS["wall"]
+
+
 def _sample(candidate, x, y, number):
     """Mean ns per call over number calls; candidate is (forced path or None, callable)."""
     path, call = candidate
@@ -149,10 +155,10 @@ def _sample(candidate, x, y, number):
         os.environ.pop(ENV, None)
     else:
         os.environ[ENV] = path
-    start = time.perf_counter_ns()
+    start = _clock()
     for _ in range(number):
         call(x, y)
-    return (time.perf_counter_ns() - start) / number
+    return (_clock() - start) / number
 
 
 def time_candidates(candidates, x, repeat, min_time):
@@ -240,7 +246,7 @@ def machine_info(args, paths):
         "numpy": np.__version__, "scipy": scipy.__version__ if scipy is not None else None,
         "crlibm_py": crlibm_py.__version__, "best_path": crlibm_py.best_isa(), "paths": paths,
         "size": args.size, "repeat": args.repeat, "min_time_s": args.min_time,
-        "seed": args.seed, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "seed": args.seed, "clock": args.clock, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
     }
 
 
@@ -292,6 +298,8 @@ def parse_args(argv):
     p.add_argument("--paths", default=None,
                    help="comma-separated CPU paths (default: all this CPU supports)")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                   help="wall time (default) or process CPU time (steadier on a busy machine)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table (for docs)")
     p.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
     args = p.parse_args(argv)
@@ -306,6 +314,8 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
+    global _clock
+    _clock = CLOCKS[args.clock]
     os.environ.pop(ENV, None)  # so the import-time check sees no stale forced path
     paths = supported_paths()
     if args.paths:

@@ -77,11 +77,14 @@ def write_table(directory=core.COEFF_DIR):
         f"logf reduction tables, {2 ** N} intervals of the mantissa range [{OFF.hex()}, "
         f"{(2 * OFF).hex()}).\n"
         f"cr_log_c: c_j ~ 1/centre rounded to {C_BITS} bits (1 in interval {j_one}, which holds 1.0);\n"
-        "cr_log_l: -log(c_j) rounded to double; cr_log_l_lo: -log(c_j) - cr_log_l[j] (accurate path).",
+        "cr_log_l: -log(c_j) rounded to double; cr_log_l_lo: -log(c_j) - cr_log_l[j] (accurate path);\n"
+        "cr_log_cl: c_j and -log(c_j) interleaved (the fast path reads them as a pair).",
         "python tools/polygen.py log-table",
         [core.Table("cr_log_c", c, [f"j={j}" for j in range(len(c))]),
          core.Table("cr_log_l", l, [f"-log(c_{j})" for j in range(len(c))]),
-         core.Table("cr_log_l_lo", l_lo, [f"-log(c_{j}) - hi" for j in range(len(c))])],
+         core.Table("cr_log_l_lo", l_lo, [f"-log(c_{j}) - hi" for j in range(len(c))]),
+         core.Table("cr_log_cl", [v for pair in zip(c, l) for v in pair],
+                    [w for j in range(len(c)) for w in (f"c_{j}", f"-log(c_{j})")])],
         directory=directory)
 
 

@@ -5,6 +5,16 @@
 
 #include "../common/cr_defs.h"
 
+/* For the rare special paths: keeping them out of line lets the block loop
+ * keep its constants in registers. */
+#ifndef CR_FN_COLD
+#if defined(__CUDACC__)
+#define CR_FN_COLD static __host__ __device__ __noinline__
+#else
+#define CR_FN_COLD static __attribute__((noinline, cold))
+#endif
+#endif
+
 /* Adding 0x1.8p52 to a double of magnitude < 2^51 that is an integer puts
  * that integer, in two's complement, into the low mantissa bits. */
 #define CR_SHIFTER 0x1.8p52
@@ -25,6 +35,15 @@ CR_FN vd cr_horner(vd r, const double *c, int n) {
 /* The sign bit of x put on the non-negative y (odd functions). */
 CR_FN vd cr_copysign_pos(vd y, vd x) {
   return vl_as_vd(vl_or(vd_as_vl(y), vl_and(vd_as_vl(x), vd_as_vl(vd_set(-0.0)))));
+}
+
+/* Lanes where x is not a positive finite double (NaN, zeros, negatives, +inf):
+ * 0 < x < inf  <=>  bits(x) - 1 < bits(inf) - 1 as unsigned integers, which
+ * the sign flip turns into one signed compare. */
+CR_FN vm cr_vd_not_pos_finite(vd x) {
+  const int64_t inf_bits = 0x7FF0000000000000LL;
+  vl key = vl_xor(vl_sub(vd_as_vl(x), vl_set(1)), vl_set(INT64_MIN));
+  return vl_gt(key, vl_set((inf_bits - 2) ^ INT64_MIN));
 }
 
 /* Float bit access for the scalar special paths. */

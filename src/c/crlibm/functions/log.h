@@ -6,8 +6,9 @@
  * r = fma(m, c_j, -1) is exact, |r| <= 2^-5), and
  *     log(x) = s + log1p(r),   s = e*ln2 - log(c_j)  (one fma, rounded).
  * The interval holding 1.0 has c = 1 and -log(c) = 0: near 1 the result is
- * log1p(r) with r = x - 1 exact, so no cancellation. 16 entries fit in two
- * AVX-512 registers (vd_lookup16), which avoids slow gathers.
+ * log1p(r) with r = x - 1 exact, so no cancellation. The pairs (c_j, -log(c_j))
+ * are read together (vd_lookup16_pair: one 16-byte load per lane on AVX2,
+ * register permutes on AVX-512), which avoids slow gathers.
  *
  * Fast path: the double y = s + p(r), p(r) = r*(c1 + c2 r + ...) ~ log1p(r),
  * rounded to float. p was fitted (RLIBM, tools/polygen/log.py,
@@ -60,11 +61,13 @@
 CR_FN vd cr_log_reduce(vd x, vd *s) {
   vl ix = vd_as_vl(x);
   vl t = vl_sub(ix, vl_set(CR_LOG_OFF_BITS));
-  vl j = vl_and(vl_shr(t, CR_LOG_INDEX_SHIFT), vl_set(CR_LOG_INDEX_MASK));
+  vl j = vl_shr(t, CR_LOG_INDEX_SHIFT); /* the lookup reads its low 4 bits */
   vd m = vl_as_vd(vl_sub(ix, vl_and(t, vl_set(CR_LOG_EXP_MASK))));
   vd e = vd_sub(vl_as_vd(vl_xor(vl_shr(t, 52), vl_set(CR_LOG_EXP_KEY))), vd_set(CR_LOG_EXP_BIAS));
-  *s = vd_fma(e, vd_set(CR_LOG_LN2), vd_lookup16(cr_log_l, j));
-  return vd_fma(m, vd_lookup16(cr_log_c, j), vd_set(-1.0)); /* exact */
+  vd c, l;
+  vd_lookup16_pair(cr_log_cl, j, &c, &l);
+  *s = vd_fma(e, vd_set(CR_LOG_LN2), l);
+  return vd_fma(m, c, vd_set(-1.0)); /* exact */
 }
 
 /* p(r) = r * (c1 + c2 r + ... + cn r^(n-1)) ~ log1p(r). */
@@ -72,16 +75,6 @@ CR_FN vd cr_log_poly_eval(vd r) { return vd_mul(r, cr_horner(r, cr_log_poly, CR_
 
 /* The output compensation the polynomial was fitted through (one rounding). */
 CR_FN vd cr_log_compensate(vd p, vd s) { return vd_add(s, p); }
-
-/* The accurate path is rare: keeping it out of line lets the block loop keep
- * its constants in registers. */
-#ifndef CR_FN_COLD
-#if defined(__CUDACC__)
-#define CR_FN_COLD static __host__ __device__ __noinline__
-#else
-#define CR_FN_COLD static __attribute__((noinline, cold))
-#endif
-#endif
 
 /* Scalar double-double pieces for the accurate path. */
 CR_FN double cr_log_two_sum(double a, double b, double *err) {
@@ -133,9 +126,7 @@ CR_FN vd cr_log_fast(vd x, vm *special) {
   vd y = cr_log_compensate(cr_log_poly_eval(r), s);
   vl near = vl_and(vl_add(vd_as_vl(y), vl_set(CR_LOG_TEST_ULPS - CR_LOG_MID_BITS)),
                    vl_set(CR_LOG_LOW_MASK));
-  /* Ordered compares: NaN lanes fail and are special, as are <= 0 and +inf. */
-  vm in_domain = vm_and(vd_gt(x, vd_set(0.0)), vd_lt(x, vd_set(INFINITY)));
-  *special = vm_or(vm_not(in_domain), vl_gt(vl_set(2 * CR_LOG_TEST_ULPS + 1), near));
+  *special = vm_or(cr_vd_not_pos_finite(x), vl_gt(vl_set(2 * CR_LOG_TEST_ULPS + 1), near));
   return y;
 }
 

@@ -1,16 +1,35 @@
-/* Correctly rounded rsqrtf(x) = 1/sqrt(x).
+/* Correctly rounded rsqrtf(x) = 1/sqrt(x), on float lanes.
  *
- * For 0 < x < inf (subnormal x included: it is a normal double), the result
- * r = x^-1/2 lies in [2^-64, 2^74.5], always a normal float, never a tie.
- * An integer first guess and three Newton steps (mul/fma only: cheaper than
- * sqrt and div) give y with |y/r - 1| < 2^-34.8 (the largest error over every
- * float in [1, 4), which covers every x: 4x gives exactly y/2). Rounding y to
- * float then gives round(r) unless a float midpoint lies between them, so
- * lanes whose y is that close to a midpoint are sent to the special path,
- * which decides exactly (one lane in ~500):
- *   r > m  <=>  1/x > m^2  <=>  m^2 * x - 1 < 0   for the midpoint m;
+ * The fast path runs in float arithmetic, 8 lanes per AVX2 vector (twice the
+ * double lanes of the other functions):
+ *
+ * 1. Scale: a positive normal x is 4^j * xs with xs in [1/2, 2) (keep the
+ *    mantissa and the exponent's low bit), so r = x^-1/2 = 2^-j rs with
+ *    rs = xs^-1/2 in (0.7, 1.42]; 2^-j goes exactly into the result's
+ *    exponent (r lies in [2^-64, 2^74.5], always a normal float), and every
+ *    intermediate below stays far from overflow and underflow.
+ * 2. t = sqrt(xs) / xs, two roundings: |t/rs - 1| < 2^-22.9.
+ * 3. Residual: t^2 = h + l exactly (fma), so rho/2 = (1 - xs t^2)/2 comes
+ *    out of two fmas with an absolute error below 2^-47, and
+ *    rs = t (1 - rho)^-1/2 = t + d,  d = t rho/2  (next term 3/8 rho^2 t).
+ * 4. Rounding: t + d is within 2^-44 of rs. Rounding t + (d + W) and
+ *    t + (d - W), W = 2^-40, gives the same float unless a float midpoint
+ *    lies within ~W of t + d, and then that float is round(rs). Lanes where
+ *    the two differ (~2e-5 of them) go to the special path, which decides
+ *    exactly; so do x <= 0, subnormal x, +inf and NaN.
+ * Every input with the same xs takes the same path, so running the fast path
+ * on all 2^24 values of xs checks it for every float (with W = 2^-45 it is
+ * still always right); crlibm_py.verify checks all 2^32 inputs.
+ *
+ * The special path's exact decision, for a double y with |y/r - 1| < 2^-25:
+ * round(r) is y truncated to a float, t, or its successor, and the midpoint
+ * m = t + ulp/2 decides:
+ *   r > m  <=>  1/x > m^2  <=>  m^2 * x - 1 < 0;
  * m*m is exact (50 bits), so fma(m*m, x, -1) has the sign of the exact
  * m^2*x - 1 (which is never 0: x = 1/m^2 is not a dyadic number).
+ *
+ * sqrt(x)/x rather than 1/sqrt(x): nvcc turns a division of the constant 1
+ * into rcp.rn, which the PTX lint rejects.
  */
 #ifndef CR_RSQRT_H
 #define CR_RSQRT_H
@@ -18,49 +37,48 @@
 #include <math.h>
 #include "../fputil.h"
 
-/* Double bits below a float's 24-bit significand (52 - 23 = 29 bits). */
+#define CR_RSQRT_MIN_NORMAL 0x00800000 /* bits of 2^-126 */
+#define CR_RSQRT_INF 0x7F800000
+#define CR_RSQRT_SCALE_MASK 0x00FFFFFF /* mantissa and the exponent's low bit */
+#define CR_RSQRT_HALF 0x3F000000       /* bits of 1/2 */
+#define CR_RSQRT_WINDOW 0x1p-40f
+
+CR_FN vf cr_rsqrt_fast_f32(vf x, vmf *special) {
+  vi bx = vf_as_vi(x);
+  /* Positive normal x  <=>  bits(x) - MIN_NORMAL < INF - MIN_NORMAL as
+   * unsigned integers, which the sign flip turns into one signed compare. */
+  vi key = vi_xor(vi_sub(bx, vi_set(CR_RSQRT_MIN_NORMAL)), vi_set(INT32_MIN));
+  vmf out_of_range = vi_gt(key, vi_set((CR_RSQRT_INF - CR_RSQRT_MIN_NORMAL - 1) ^ INT32_MIN));
+  vi bxs = vi_or(vi_and(bx, vi_set(CR_RSQRT_SCALE_MASK)), vi_set(CR_RSQRT_HALF));
+  vi j_exp = vi_sra(vi_sub(bx, bxs), 1); /* j, in the exponent field */
+  vf xs = vi_as_vf(bxs);
+  vf t = vf_div(vf_sqrt(xs), xs);
+  vf mhx = vf_mul(xs, vf_set(-0.5f)); /* exact */
+  vf h = vf_mul(t, t);
+  vf l = vf_fms(t, t, h); /* t^2 - h, exact */
+  vf half_rho = vf_fma(mhx, l, vf_fma(mhx, h, vf_set(0.5f)));
+  vf d = vf_mul(t, half_rho);
+  vf hi = vf_add(t, vf_add(d, vf_set(CR_RSQRT_WINDOW)));
+  vf lo = vf_add(t, vf_sub(d, vf_set(CR_RSQRT_WINDOW)));
+  *special = vmf_or(out_of_range, vf_ne(hi, lo));
+  return vi_as_vf(vi_sub(vf_as_vi(hi), j_exp));
+}
+
+#if VFW == 1
+/* The one-lane form of the common interface (CUDA kernels, scalar calls). */
+CR_FN vd cr_rsqrt_fast(vd x, vm *special) {
+  vmf s;
+  vf r = cr_rsqrt_fast_f32((vf)x, &s); /* exact: x holds a float */
+  *special = s;
+  return (vd)r;
+}
+#endif
+
+/* Bits of a double below a float's 24-bit significand (52 - 23 = 29 bits). */
 #define CR_RSQRT_LOW_MASK 0x1FFFFFFFLL
 #define CR_RSQRT_HALF_ULP 0x10000000LL /* half a float ulp, in double bits */
-/* |y - r| < 2^-34.8 y < 2^19 double ulps of y: y farther than that from a
- * midpoint rounds like r. */
-#define CR_RSQRT_WINDOW 0x80000LL
-/* First guess bits K - bits(x)/2: halves and negates the exponent; K was tuned
- * by a scan over [1,4). Relative error 0.034, then 1.8e-3, 4.6e-6 and 3.2e-11
- * after each Newton step. */
-#define CR_RSQRT_GUESS 0x5FE6EB851EB85000LL
-#define CR_RSQRT_INF_BITS 0x7FF0000000000000LL
 
-/* y ~ x^-1/2 to 2^-34.8 relative, for positive normal doubles x. */
-CR_FN vd cr_rsqrt_approx(vd x) {
-  vd y = vl_as_vd(vl_sub(vl_set(CR_RSQRT_GUESS), vl_shr(vd_as_vl(x), 1)));
-  vd mhx = vd_mul(x, vd_set(-0.5)); /* exact */
-  for (int i = 0; i < 3; ++i) {
-    /* y += y * (1 - x*y^2) / 2 */
-    vd e = vd_fma(vd_mul(mhx, y), y, vd_set(0.5));
-    y = vd_fma(y, e, y);
-  }
-  return y;
-}
-
-CR_FN vd cr_rsqrt_fast(vd x, vm *special) {
-  /* 0 < x < inf  <=>  bits(x) - 1 < bits(inf) - 1 as unsigned integers, which
-   * the sign flip turns into one signed compare. NaN, zeros, negatives and
-   * +inf go to the special path; their lanes compute garbage meanwhile. */
-  vl flip = vl_set(INT64_MIN);
-  vl key = vl_xor(vl_sub(vd_as_vl(x), vl_set(1)), flip);
-  *special = vl_gt(key, vl_set((CR_RSQRT_INF_BITS - 2) ^ INT64_MIN));
-  vd y = cr_rsqrt_approx(x);
-  /* Distance of y's low bits above (midpoint - window), wrapped: < 2 windows
-   * means near the midpoint. */
-  vl near = vl_and(vl_sub(vd_as_vl(y), vl_set(CR_RSQRT_HALF_ULP - CR_RSQRT_WINDOW)),
-                   vl_set(CR_RSQRT_LOW_MASK));
-  *special = vm_or(*special, vl_gt(vl_set(2 * CR_RSQRT_WINDOW), near));
-  return y;
-}
-
-/* The exact decision for positive finite x, from any y with |y/r - 1| < 2^-25:
- * round(r) is y truncated to a float, t, or its successor (r lies within half
- * an ulp of t's bracket), and the midpoint m = t + ulp/2 decides. */
+/* round(1/sqrt(x)) for positive finite x, from y with |y/r - 1| < 2^-25. */
 CR_FN float cr_rsqrt_decide(double x, double y) {
   int64_t t;
   memcpy(&t, &y, sizeof t);
@@ -74,15 +92,14 @@ CR_FN float cr_rsqrt_decide(double x, double y) {
   return (float)out; /* exact: out has 24 significant bits */
 }
 
-CR_FN float cr_rsqrt_special(float x) {
+CR_FN_COLD float cr_rsqrt_special(float x) {
   uint32_t u = cr_f32_bits(x);
   if (u == 0x00000000u) return cr_f32_from_bits(0x7F800000u); /* +0 -> +inf */
   if (u == 0x80000000u) return cr_f32_from_bits(0xFF800000u); /* -0 -> -inf (SPEC) */
   if (u == 0x7F800000u) return 0.0f;                          /* +inf -> +0 */
   if (u >= 0x7F800000u) return cr_f32_nan();                  /* NaN, x < 0 */
-  /* A fast-path lane near a midpoint: sqrt(x)/x, two roundings, gives
-   * |y/r - 1| < 2^-51. (1/sqrt(x) would do as well, but nvcc turns a division
-   * of the constant 1 into rcp.rn.f64, which the PTX lint rejects.) */
+  /* Subnormal x, or a fast-path lane near a midpoint: sqrt(x)/x, two
+   * roundings, gives |y/r - 1| < 2^-51. */
   double xd = (double)x;
   return cr_rsqrt_decide(xd, sqrt(xd) / xd);
 }

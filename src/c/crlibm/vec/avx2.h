@@ -73,4 +73,42 @@ CR_FN void vd_gather_pair(const double *t, vl idx, vd *a, vd *b) {
   *b = _mm256_unpackhi_pd(r02, r13);
 }
 
+
+/* Lane k of *a, *b = t[2j], t[2j + 1], j = idx_k & 15: a 16-row table of
+ * pairs read with one 16-byte load per lane (as vd_gather_pair). */
+CR_FN void vd_lookup16_pair(const double *t, vl idx, vd *a, vd *b) {
+  vd_gather_pair(t, _mm256_slli_epi64(_mm256_and_si256(idx, _mm256_set1_epi64x(15)), 1), a, b);
+}
+
+/* Float lanes, eight per vector (see README.md). */
+#define VFW 8
+typedef __m256 vf;
+typedef __m256i vi;
+typedef __m256 vmf;
+
+CR_FN vf vf_load(const float *p) { return _mm256_loadu_ps(p); }
+CR_FN void vf_store(float *p, vf v) { _mm256_storeu_ps(p, v); }
+CR_FN vf vf_set(float c) { return _mm256_set1_ps(c); }
+CR_FN vi vi_set(int32_t c) { return _mm256_set1_epi32(c); }
+CR_FN vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
+CR_FN vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
+CR_FN vf vf_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
+CR_FN vf vf_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
+CR_FN vf vf_div(vf a, vf b) { return _mm256_div_ps(a, b); }
+CR_FN vf vf_sqrt(vf a) { return _mm256_sqrt_ps(a); }
+CR_FN vf vf_fms(vf a, vf b, vf c) { return _mm256_fmsub_ps(a, b, c); }
+CR_FN vmf vf_ne(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }
+CR_FN vmf vmf_or(vmf a, vmf b) { return _mm256_or_ps(a, b); }
+CR_FN unsigned vmf_bits(vmf m) { return (unsigned)_mm256_movemask_ps(m); }
+CR_FN vi vf_as_vi(vf a) { return _mm256_castps_si256(a); }
+CR_FN vf vi_as_vf(vi a) { return _mm256_castsi256_ps(a); }
+CR_FN vi vi_add(vi a, vi b) { return _mm256_add_epi32(a, b); }
+CR_FN vi vi_sub(vi a, vi b) { return _mm256_sub_epi32(a, b); }
+CR_FN vi vi_and(vi a, vi b) { return _mm256_and_si256(a, b); }
+CR_FN vi vi_or(vi a, vi b) { return _mm256_or_si256(a, b); }
+CR_FN vi vi_xor(vi a, vi b) { return _mm256_xor_si256(a, b); }
+CR_FN vi vi_shr(vi a, int n) { return _mm256_srli_epi32(a, n); }
+CR_FN vi vi_sra(vi a, int n) { return _mm256_srai_epi32(a, n); }
+CR_FN vmf vi_gt(vi a, vi b) { return _mm256_castsi256_ps(_mm256_cmpgt_epi32(a, b)); }
+
 #endif /* CR_VEC_AVX2_H */

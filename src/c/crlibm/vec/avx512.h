@@ -62,4 +62,49 @@ CR_FN void vd_gather_pair(const double *t, vl idx, vd *a, vd *b) {
   *b = _mm512_i64gather_pd(idx, t + 1, 8);
 }
 
+
+/* Lane k of *a, *b = t[2j], t[2j + 1], j = idx_k & 15: the table's two
+ * columns split into register pairs (loop-invariant), then two permutes. */
+CR_FN void vd_lookup16_pair(const double *t, vl idx, vd *a, vd *b) {
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_add_epi64(even, _mm512_set1_epi64(1));
+  __m512d r0 = _mm512_loadu_pd(t), r1 = _mm512_loadu_pd(t + 8);
+  __m512d r2 = _mm512_loadu_pd(t + 16), r3 = _mm512_loadu_pd(t + 24);
+  *a = _mm512_permutex2var_pd(_mm512_permutex2var_pd(r0, even, r1), idx,
+                              _mm512_permutex2var_pd(r2, even, r3));
+  *b = _mm512_permutex2var_pd(_mm512_permutex2var_pd(r0, odd, r1), idx,
+                              _mm512_permutex2var_pd(r2, odd, r3));
+}
+
+/* Float lanes, sixteen per vector (see README.md). */
+#define VFW 16
+typedef __m512 vf;
+typedef __m512i vi;
+typedef __mmask16 vmf;
+
+CR_FN vf vf_load(const float *p) { return _mm512_loadu_ps(p); }
+CR_FN void vf_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+CR_FN vf vf_set(float c) { return _mm512_set1_ps(c); }
+CR_FN vi vi_set(int32_t c) { return _mm512_set1_epi32(c); }
+CR_FN vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+CR_FN vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+CR_FN vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+CR_FN vf vf_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+CR_FN vf vf_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+CR_FN vf vf_sqrt(vf a) { return _mm512_sqrt_ps(a); }
+CR_FN vf vf_fms(vf a, vf b, vf c) { return _mm512_fmsub_ps(a, b, c); }
+CR_FN vmf vf_ne(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+CR_FN vmf vmf_or(vmf a, vmf b) { return (vmf)(a | b); }
+CR_FN unsigned vmf_bits(vmf m) { return (unsigned)m; }
+CR_FN vi vf_as_vi(vf a) { return _mm512_castps_si512(a); }
+CR_FN vf vi_as_vf(vi a) { return _mm512_castsi512_ps(a); }
+CR_FN vi vi_add(vi a, vi b) { return _mm512_add_epi32(a, b); }
+CR_FN vi vi_sub(vi a, vi b) { return _mm512_sub_epi32(a, b); }
+CR_FN vi vi_and(vi a, vi b) { return _mm512_and_si512(a, b); }
+CR_FN vi vi_or(vi a, vi b) { return _mm512_or_si512(a, b); }
+CR_FN vi vi_xor(vi a, vi b) { return _mm512_xor_si512(a, b); }
+CR_FN vi vi_shr(vi a, int n) { return _mm512_srli_epi32(a, (unsigned)n); }
+CR_FN vi vi_sra(vi a, int n) { return _mm512_srai_epi32(a, (unsigned)n); }
+CR_FN vmf vi_gt(vi a, vi b) { return _mm512_cmpgt_epi32_mask(a, b); }
+
 #endif /* CR_VEC_AVX512_H */

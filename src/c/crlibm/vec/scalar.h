@@ -62,5 +62,51 @@ CR_FN vm vl_gt(vl a, vl b) { return a > b; }
 CR_FN vd vd_gather(const double *t, vl idx) { return t[idx]; }
 CR_FN vd vd_lookup16(const double *t, vl idx) { return t[idx & 15]; }
 CR_FN void vd_gather_pair(const double *t, vl idx, vd *a, vd *b) { *a = t[idx]; *b = t[idx + 1]; }
+CR_FN void vd_lookup16_pair(const double *t, vl idx, vd *a, vd *b) {
+  idx &= 15;
+  *a = t[2 * idx];
+  *b = t[2 * idx + 1];
+}
+
+
+/* Float lanes: one per vector (see README.md). */
+#define VFW 1
+typedef float vf;
+typedef int32_t vi;
+typedef int vmf;
+
+#if defined(__CUDA_ARCH__)
+#define CR_FMAF(a, b, c) __fmaf_rn(a, b, c)
+#define CR_SQRTF(a) __fsqrt_rn(a)
+#else
+#define CR_FMAF(a, b, c) fmaf(a, b, c)
+#define CR_SQRTF(a) sqrtf(a)
+#endif
+
+CR_FN vf vf_load(const float *p) { return p[0]; }
+CR_FN void vf_store(float *p, vf v) { p[0] = v; }
+CR_FN vf vf_set(float c) { return c; }
+CR_FN vi vi_set(int32_t c) { return c; }
+CR_FN vf vf_add(vf a, vf b) { return a + b; }
+CR_FN vf vf_sub(vf a, vf b) { return a - b; }
+CR_FN vf vf_mul(vf a, vf b) { return a * b; }
+CR_FN vf vf_fma(vf a, vf b, vf c) { return CR_FMAF(a, b, c); }
+CR_FN vf vf_div(vf a, vf b) { return a / b; }
+CR_FN vf vf_sqrt(vf a) { return CR_SQRTF(a); }
+CR_FN vf vf_fms(vf a, vf b, vf c) { return CR_FMAF(a, b, -c); }
+CR_FN vmf vf_ne(vf a, vf b) { return a != b; }
+CR_FN vmf vmf_or(vmf a, vmf b) { return a | b; }
+CR_FN unsigned vmf_bits(vmf m) { return (unsigned)m; }
+CR_FN vi vf_as_vi(vf a) { vi r; memcpy(&r, &a, sizeof r); return r; }
+CR_FN vf vi_as_vf(vi a) { vf r; memcpy(&r, &a, sizeof r); return r; }
+CR_FN vi vi_add(vi a, vi b) { return (vi)((uint32_t)a + (uint32_t)b); }
+CR_FN vi vi_sub(vi a, vi b) { return (vi)((uint32_t)a - (uint32_t)b); }
+CR_FN vi vi_and(vi a, vi b) { return a & b; }
+CR_FN vi vi_or(vi a, vi b) { return a | b; }
+CR_FN vi vi_xor(vi a, vi b) { return a ^ b; }
+CR_FN vi vi_shr(vi a, int n) { return (vi)((uint32_t)a >> n); }
+/* Arithmetic shift, written without relying on >> of a negative int. */
+CR_FN vi vi_sra(vi a, int n) { return a < 0 ? ~(vi)((uint32_t)~a >> n) : (vi)((uint32_t)a >> n); }
+CR_FN vmf vi_gt(vi a, vi b) { return a > b; }
 
 #endif /* CR_VEC_SCALAR_H */
