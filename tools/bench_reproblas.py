@@ -96,7 +96,7 @@ def main():
                 if limit is not None:
                     limit.unregister() if hasattr(limit, "unregister") else limit.__exit__(None, None, None)
     if args.json:
-        write(args.json, machine_info(sys.argv, repeat=args.repeat), rows)
+        write(args.json, machine_info(sys.argv, repeat=args.repeat, budget_s=args.budget), rows)
 
 
 if __name__ == "__main__":
