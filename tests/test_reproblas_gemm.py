@@ -124,6 +124,36 @@ def test_gemv_row_major_edges(order, dtype, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ORDERS)
+def test_gemv_column_major_edges(order, dtype, monkeypatch):
+    """Column-major op(A) (trans=True on a C-ordered A, or a Fortran-ordered A:
+    the column kernels): k around the groups of 4 and the pairwise counter's
+    levels, rows around W and the 1024-row chunk, special values in A and x,
+    beta != 0; x contiguous and strided."""
+    rng = np.random.default_rng([13, ORDERS.index(order), dtype(0).nbytes])
+    fin = np.finfo(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, fin.max, fin.smallest_subnormal],
+                        dtype=dtype)
+    for m, k in [(1, 1), (9, 2), (17, 3), (5, 4), (31, 5), (33, 6), (7, 7), (16, 8), (3, 13),
+                 (12, 31), (19, 33), (1023, 3), (1030, 9), (2050, 2), (40, 67)]:
+        opa = data(rng, (m, k), dtype)
+        if m * k > 30:
+            opa.flat[rng.integers(0, m * k, 6)] = rng.choice(specials, 6)
+            opa[m // 2] = -0.0  # a row of -0 terms: S = -0 in both orders
+        x = data(rng, k, dtype)
+        y = data(rng, m, dtype)
+        for xv in (x, layout(x, "strided")):
+            for alpha, beta, yv in ((1.0, 0.0, None), (-0.5, 2.0, y)):
+                want = ref.gemv(alpha, opa, xv, beta, yv, order=order)
+                for cfg in each_config(monkeypatch, tunings=TUNINGS[:2], threads=[1, 3]):
+                    got_t = rb.gemv(alpha, np.ascontiguousarray(opa.T), xv, beta, yv, trans=True,
+                                    order=order)
+                    got_f = rb.gemv(alpha, np.asfortranarray(opa), xv, beta, yv, order=order)
+                    assert ref.same_bits(got_t, want), (m, k, alpha, cfg)
+                    assert ref.same_bits(got_f, want), (m, k, alpha, cfg)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_ger_matches_reference(dtype, monkeypatch):
     rng = np.random.default_rng([8, dtype(0).nbytes])
     for idx, (m, n) in enumerate([(0, 3), (3, 0), (1, 1), (7, 5), (33, 17), (5, 40)]):

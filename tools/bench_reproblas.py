@@ -1,32 +1,35 @@
 """Speed of reproblas level-1 reductions against NumPy, measured in one run.
 
-NumPy's counterparts: np.dot (OpenBLAS ddot/sdot), np.sum (NumPy's own
-pairwise sum), np.abs(x).sum(), np.linalg.norm (OpenBLAS nrm2 via dot or
-NumPy's sqrt(dot)). Thread counts are set with REPROBLAS_NUM_THREADS for
-reproblas and threadpoolctl for OpenBLAS. Prints ns/element, GB/s of input
-read and the ratio reproblas time / NumPy time (> 1: reproblas is slower).
+Counterparts: np.dot (OpenBLAS ddot/sdot), np.sum (NumPy's own pairwise
+sum), np.abs(x).sum(), and OpenBLAS's snrm2/dnrm2 through scipy.linalg.blas
+(np.linalg.norm, which is sqrt(dot), when SciPy is missing). Each reproblas
+call and its counterpart are timed alternately and the best of each is kept
+(see bench_reproblas_gemm.interleaved_best). Thread counts are set with
+REPROBLAS_NUM_THREADS for reproblas and threadpoolctl for OpenBLAS. Prints
+ns/element, GB/s of input read and the ratio reproblas time / counterpart
+time (> 1: reproblas is slower).
 
     PYTHONPATH=. python tools/bench_reproblas.py [--log2n 24] [--threads 1 2] [--json FILE]
 """
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 import reproblas as rb
-from bench_reproblas_gemm import settle_time
+from bench_reproblas_gemm import interleaved_best, settle_time
 from bench_json import machine_info, write
 
 
-def best_time(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+def blas_nrm2(x):
+    """OpenBLAS's nrm2 for x's dtype (SciPy's BLAS), else NumPy's sqrt(dot)."""
+    try:
+        from scipy.linalg import blas
+    except ImportError:
+        return lambda: np.linalg.norm(x)
+    nrm2 = blas.snrm2 if x.dtype == np.float32 else blas.dnrm2
+    return lambda: nrm2(x)
 
 
 def numpy_counterparts(x, y):
@@ -34,7 +37,7 @@ def numpy_counterparts(x, y):
         "dot": lambda: np.dot(x, y),
         "sum": lambda: np.sum(x),
         "asum": lambda: np.abs(x).sum(),
-        "nrm2": lambda: np.linalg.norm(x),
+        "nrm2": blas_nrm2(x),
     }
 
 
@@ -52,6 +55,7 @@ def main():
     ap.add_argument("--log2n", type=int, default=24)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--budget", type=float, default=10.0, help="seconds per row, soft")
     ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
     ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
     args = ap.parse_args()
@@ -74,25 +78,25 @@ def main():
             os.environ["REPROBLAS_NUM_THREADS"] = str(threads)
             limit = threadpool_limits(threads) if threadpool_limits else None
             try:
-                base = {k: best_time(f, args.repeat) for k, f in numpy_counterparts(x, y).items()}
-                time.sleep(settle_time(threads))  # best_time's first round warms up again
+                bases = numpy_counterparts(x, y)
                 for order in ("sequential", "pairwise"):
                     for name, f in reproblas_calls(x, y, order).items():
-                        t = best_time(f, args.repeat)
+                        tb, t = interleaved_best([bases[name], f], args.repeat, args.budget,
+                                                 settle_time(threads))
                         nbytes = x.nbytes * (2 if name == "dot" else 1)
                         print(f"{dtype:8} {threads:3d} {name:6} {order:10} {t / n * 1e9:8.3f} "
-                              f"{nbytes / t / 1e9:6.2f} {base[name] / n * 1e9:13.3f} "
-                              f"{t / base[name]:6.2f}")
+                              f"{nbytes / t / 1e9:6.2f} {tb / n * 1e9:13.3f} "
+                              f"{t / tb:6.2f}")
                         rows.append({"dtype": dtype, "threads": threads, "routine": name,
                                      "order": order, "n": n, "ns_per_element": t / n * 1e9,
                                      "gb_per_s": nbytes / t / 1e9,
-                                     "numpy_ns_per_element": base[name] / n * 1e9,
-                                     "ratio": t / base[name]})
+                                     "numpy_ns_per_element": tb / n * 1e9,
+                                     "ratio": t / tb})
             finally:
                 if limit is not None:
                     limit.unregister() if hasattr(limit, "unregister") else limit.__exit__(None, None, None)
     if args.json:
-        write(args.json, machine_info(sys.argv, repeat=args.repeat), rows)
+        write(args.json, machine_info(sys.argv, repeat=args.repeat, budget_s=args.budget), rows)
 
 
 if __name__ == "__main__":

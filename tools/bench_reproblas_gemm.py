@@ -5,11 +5,14 @@ reproblas call (each order) and NumPy's counterpart (a @ b, a @ x) are timed
 alternately, R rounds each, and the best time of each is kept: on a shared
 machine interleaving keeps both sides under the same load. Prints GFLOP/s
 (2 n^3 or 2 n^2 flops) and the ratio reproblas GFLOP/s / OpenBLAS GFLOP/s
-(1.0 = as fast; above 1 faster). Threads: REPROBLAS_NUM_THREADS for
+(1.0 = as fast; above 1 faster). gemv multiplies a C-ordered A; gemv_t uses
+trans=True (A.T @ x) and gemv_f a Fortran-ordered A, both of which read op(A)
+down its columns. Threads: REPROBLAS_NUM_THREADS for
 reproblas, threadpoolctl for OpenBLAS.
 
     PYTHONPATH=. python tools/bench_reproblas_gemm.py [--sizes 256 512 1024 2048]
-        [--threads 1 2] [--repeat 5] [--routines gemm gemv] [--orders sequential pairwise]
+        [--threads 1 2] [--repeat 5] [--routines gemm gemv gemv_t gemv_f]
+        [--orders sequential pairwise]
         [--json FILE]
 """
 import argparse
@@ -60,7 +63,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
     add_run_options(ap, repeat=5, budget=20.0, dtypes=["float32", "float64"],
-                    routines=["gemm", "gemv"])
+                    routines=["gemm", "gemv"], routine_choices=["gemm", "gemv", "gemv_t", "gemv_f"])
     args = ap.parse_args()
     try:
         from threadpoolctl import threadpool_info, threadpool_limits
@@ -85,8 +88,12 @@ def main():
                     ours = {o: (lambda o=o: rb.gemm(1.0, a, b, order=o)) for o in args.orders}
                 else:
                     flops = 2.0 * n * n
-                    base = lambda: a @ x
-                    ours = {o: (lambda o=o: rb.gemv(1.0, a, x, order=o)) for o in args.orders}
+                    trans = routine == "gemv_t"
+                    if routine == "gemv_f":
+                        a = np.asfortranarray(a)
+                    base = (lambda: a.T @ x) if trans else (lambda: a @ x)
+                    ours = {o: (lambda o=o: rb.gemv(1.0, a, x, trans=trans, order=o))
+                            for o in args.orders}
                 for threads in args.threads:
                     os.environ["REPROBLAS_NUM_THREADS"] = str(threads)
                     limit = threadpool_limits(threads) if threadpool_limits else None

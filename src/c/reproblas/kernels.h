@@ -20,10 +20,14 @@
   typedef struct {                                                                      \
     /* Perfect binary tree of t_0..t_{n-1}; n a power of two (n >= 1). */              \
     T (*pairwise_block)(int term, const T *x, const T *y, T scale, int64_t n);         \
+    /* The same tree of x_k * x_k, with max abs(x_k) and min nonzero abs(x_k) (+inf */ \
+    /* if none) of the same x_k; a NaN x_k makes the tree NaN. */                       \
+    T (*squares_range)(const T *x, int64_t n, T *max, T *min_nz);                      \
     /* Left-to-right chain over t_0..t_{n-1} (n >= 1), SPEC §2 "sequential". */        \
     T (*sequential)(int term, const T *x, const T *y, T scale, int64_t n);             \
-    /* max abs(x_k) over the non-NaN lanes, and whether any x_k is NaN (n >= 0). */    \
-    void (*max_abs)(const T *x, int64_t n, T *max, int *has_nan);                      \
+    /* max abs(x_k) and min nonzero abs(x_k) (+inf if none) over the non-NaN    */  \
+    /* lanes, and whether any x_k is NaN (n >= 0). */                                  \
+    void (*abs_range)(const T *x, int64_t n, T *max, T *min_nz, int *has_nan);         \
     /* First k with abs(x_k) == target, or the first NaN if target is NaN; -1 if none. */ \
     int64_t (*find_first)(const T *x, int64_t n, T target);                            \
     void (*axpy)(T alpha, const T *x, T *y, int64_t n); /* y_k = fma(alpha, x_k, y_k) */ \

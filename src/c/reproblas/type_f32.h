@@ -14,6 +14,8 @@
 #define vfma v32_fma
 #define vabs v32_abs
 #define vmax v32_max
+#define vmin v32_min
+#define vnonzero_or v32_nonzero_or
 #define vpairadd v32_pairadd
 #define vfirst v32_first
 #define vnan_bits v32_nan_bits

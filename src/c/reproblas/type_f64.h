@@ -14,6 +14,8 @@
 #define vfma v64_fma
 #define vabs v64_abs
 #define vmax v64_max
+#define vmin v64_min
+#define vnonzero_or v64_nonzero_or
 #define vpairadd v64_pairadd
 #define vfirst v64_first
 #define vnan_bits v64_nan_bits

@@ -13,6 +13,8 @@
 #undef vfma
 #undef vabs
 #undef vmax
+#undef vmin
+#undef vnonzero_or
 #undef vpairadd
 #undef vfirst
 #undef vnan_bits

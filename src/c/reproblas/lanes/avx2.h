@@ -21,6 +21,10 @@ CR_FN v32 v32_div(v32 a, v32 b) { return _mm256_div_ps(a, b); }
 CR_FN v32 v32_fma(v32 a, v32 b, v32 c) { return _mm256_fmadd_ps(a, b, c); }
 CR_FN v32 v32_abs(v32 a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 CR_FN v32 v32_max(v32 a, v32 b) { return _mm256_max_ps(a, b); }
+CR_FN v32 v32_min(v32 a, v32 b) { return _mm256_min_ps(a, b); }
+CR_FN v32 v32_nonzero_or(v32 a, v32 c) {
+  return _mm256_blendv_ps(a, c, _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_EQ_OQ));
+}
 /* Within each 128-bit half, shuffle_ps gives (a0,a2,b0,b2) and (a1,a3,b1,b3);
  * their sum, with the 64-bit pieces reordered, is the in-order pair sums. */
 CR_FN v32 v32_pairadd(v32 a, v32 b) {
@@ -59,6 +63,10 @@ CR_FN v64 v64_div(v64 a, v64 b) { return _mm256_div_pd(a, b); }
 CR_FN v64 v64_fma(v64 a, v64 b, v64 c) { return _mm256_fmadd_pd(a, b, c); }
 CR_FN v64 v64_abs(v64 a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
 CR_FN v64 v64_max(v64 a, v64 b) { return _mm256_max_pd(a, b); }
+CR_FN v64 v64_min(v64 a, v64 b) { return _mm256_min_pd(a, b); }
+CR_FN v64 v64_nonzero_or(v64 a, v64 c) {
+  return _mm256_blendv_pd(a, c, _mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_EQ_OQ));
+}
 /* unpacklo/hi give (a0,b0,a2,b2) and (a1,b1,a3,b3); reorder the sums. */
 CR_FN v64 v64_pairadd(v64 a, v64 b) {
   v64 s = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));

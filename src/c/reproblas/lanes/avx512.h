@@ -21,6 +21,10 @@ CR_FN v32 v32_div(v32 a, v32 b) { return _mm512_div_ps(a, b); }
 CR_FN v32 v32_fma(v32 a, v32 b, v32 c) { return _mm512_fmadd_ps(a, b, c); }
 CR_FN v32 v32_abs(v32 a) { return _mm512_abs_ps(a); }
 CR_FN v32 v32_max(v32 a, v32 b) { return _mm512_max_ps(a, b); }
+CR_FN v32 v32_min(v32 a, v32 b) { return _mm512_min_ps(a, b); }
+CR_FN v32 v32_nonzero_or(v32 a, v32 c) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_EQ_OQ), a, c);
+}
 /* Two-source permutes pick the even and the odd elements of (a, b). */
 CR_FN v32 v32_pairadd(v32 a, v32 b) {
   const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
@@ -64,6 +68,10 @@ CR_FN v64 v64_div(v64 a, v64 b) { return _mm512_div_pd(a, b); }
 CR_FN v64 v64_fma(v64 a, v64 b, v64 c) { return _mm512_fmadd_pd(a, b, c); }
 CR_FN v64 v64_abs(v64 a) { return _mm512_abs_pd(a); }
 CR_FN v64 v64_max(v64 a, v64 b) { return _mm512_max_pd(a, b); }
+CR_FN v64 v64_min(v64 a, v64 b) { return _mm512_min_pd(a, b); }
+CR_FN v64 v64_nonzero_or(v64 a, v64 c) {
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_EQ_OQ), a, c);
+}
 CR_FN v64 v64_pairadd(v64 a, v64 b) {
   const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);

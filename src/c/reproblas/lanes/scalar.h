@@ -20,6 +20,8 @@ CR_FN v32 v32_div(v32 a, v32 b) { return a / b; }
 CR_FN v32 v32_fma(v32 a, v32 b, v32 c) { return fmaf(a, b, c); }
 CR_FN v32 v32_abs(v32 a) { return fabsf(a); }
 CR_FN v32 v32_max(v32 a, v32 b) { return a > b ? a : b; }
+CR_FN v32 v32_min(v32 a, v32 b) { return a < b ? a : b; }
+CR_FN v32 v32_nonzero_or(v32 a, v32 c) { return a == 0 ? c : a; }
 CR_FN v32 v32_pairadd(v32 a, v32 b) { return a + b; }
 CR_FN float v32_first(v32 a) { return a; }
 CR_FN unsigned v32_nan_bits(v32 a) { return a != a; }
@@ -36,6 +38,8 @@ CR_FN v64 v64_div(v64 a, v64 b) { return a / b; }
 CR_FN v64 v64_fma(v64 a, v64 b, v64 c) { return fma(a, b, c); }
 CR_FN v64 v64_abs(v64 a) { return fabs(a); }
 CR_FN v64 v64_max(v64 a, v64 b) { return a > b ? a : b; }
+CR_FN v64 v64_min(v64 a, v64 b) { return a < b ? a : b; }
+CR_FN v64 v64_nonzero_or(v64 a, v64 c) { return a == 0 ? c : a; }
 CR_FN v64 v64_pairadd(v64 a, v64 b) { return a + b; }
 CR_FN double v64_first(v64 a) { return a; }
 CR_FN unsigned v64_nan_bits(v64 a) { return a != a; }
