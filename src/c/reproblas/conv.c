@@ -251,7 +251,7 @@ typedef struct {
   const rb_conv_class *cls;
   const int64_t *aidx, *kstart; /* per class: at cls_base[c] and c*(nkb+1) */
   const int64_t *cls_base;
-  const int64_t *tile_cls, *tile_j0; /* per tile: class, first column */
+  const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
   int status[256];
 } conv_seq;
 
@@ -277,8 +277,7 @@ static void seq_pack(void *ctx, int part, int parts) {
     const int64_t tile = (int64_t)s->mr * s->nr;                                           \
     for (int64_t tl = c0; tl < c1; ++tl) {                                                 \
       const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];                                  \
-      const int64_t j0 = s->tile_j0[tl];                                                   \
-      const int64_t nc = cl->ncols - j0 < s->nr ? cl->ncols - j0 : s->nr;                  \
+      const int64_t j0 = s->tile_j0[tl], nc = s->tile_nc[tl];                              \
       const int64_t *doff = cl->doff + j0;                                                 \
       for (int64_t p = p0; p < p1; ++p) {                                                  \
         const T *acc = ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile;                     \
@@ -331,11 +330,11 @@ static void seq_part(void *ctx, int part, int parts) {
           const int64_t *ks = s->kstart + c * (s->nkb + 1);
           const int64_t t0 = ks[kb], t1 = ks[kb + 1];
           if (t0 == t1) continue;
-          const int nc = (int)(cl->ncols - j0 < s->nr ? cl->ncols - j0 : s->nr);
           const int64_t *aidx = s->aidx + s->cls_base[c] + t0, *toff = cl->toff + t0;
-          for (int64_t p = q0; p < q1; ++p)
-            s->tile(t1 - t0, aidx, toff, s->apack + p * s->terms * s->mr * size, s->src,
-                    cl->coff + j0, nc, ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
+          for (int64_t p = q0; p < q1;)
+            p += s->tile(t1 - t0, aidx, toff, s->apack + p * s->terms * s->mr * size,
+                         s->terms * s->mr, s->src, cl->coff + j0, (int)s->tile_nc[tl],
+                         (int)(q1 - p), ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
         }
       }
     if (s->dtype == RB_F32)
@@ -389,12 +388,13 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   }
   if (rows == 0 || s.ntiles == 0) return 0;
   /* one allocation: the per-class tables, the tile list, packed A */
-  const int64_t ints = all_terms + nclasses * (s.nkb + 2) + 2 * s.ntiles;
+  const int64_t ints = all_terms + nclasses * (s.nkb + 2) + 3 * s.ntiles;
   char *mem = malloc((size_t)(ints * 8 + s.panels * terms * s.mr * size + 64));
   if (!mem) return -2;
   int64_t *aidx = (int64_t *)mem, *kstart = aidx + all_terms, *base = kstart + nclasses * (s.nkb + 1);
-  int64_t *tile_cls = base + nclasses, *tile_j0 = tile_cls + s.ntiles;
-  s.apack = (char *)(((uintptr_t)(tile_j0 + s.ntiles) + 63) & ~(uintptr_t)63);
+  int64_t *tile_cls = base + nclasses, *tile_j0 = tile_cls + s.ntiles,
+          *tile_nc = tile_j0 + s.ntiles;
+  s.apack = (char *)(((uintptr_t)(tile_nc + s.ntiles) + 63) & ~(uintptr_t)63);
   int64_t at = 0, tl = 0;
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
@@ -411,9 +411,13 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
       }
       aidx[at++] = cl->term[t] * s.mr;
     }
-    for (int64_t j = 0; j < cl->ncols; j += s.nr, ++tl) {
+    /* the fewest tiles, of balanced widths (a narrow tail tile would wait on
+     * the fma latency) */
+    const int64_t nt = (cl->ncols + s.nr - 1) / s.nr;
+    for (int64_t i = 0; i < nt; ++i, ++tl) {
       tile_cls[tl] = c;
-      tile_j0[tl] = j;
+      tile_j0[tl] = cl->ncols * i / nt;
+      tile_nc[tl] = cl->ncols * (i + 1) / nt - tile_j0[tl];
     }
   }
   s.aidx = aidx;
@@ -421,6 +425,7 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   s.cls_base = base;
   s.tile_cls = tile_cls;
   s.tile_j0 = tile_j0;
+  s.tile_nc = tile_nc;
   /* threads: tiles first; row panels too when the tiles are few */
   const int threads = cfg.threads < 1 ? 1 : cfg.threads > 256 ? 256 : cfg.threads;
   int64_t parts = rows * (terms ? terms : 1) * all_cols / conv_min_work;

@@ -5,16 +5,18 @@
 #include <stdint.h>
 
 /* Implicit-gemm micro-kernel of the sequential order: continues the fma
- * chains of an MR x nc tile (1 <= nc <= nr) over nt terms, reading the B
- * operand straight from the source (no im2col buffer):
- *   acc[j*MR + r] = fma(ap[aidx[t] + r], src[toff[t] + co[j]], acc[j*MR + r])
- * for t ascending. ap is a packed panel of A (MR rows per term, aidx[t] its
- * element offset); acc starts at -0 for a new chain (fma(a, b, -0) is the
- * rounded product, SPEC §2's S_0). ap, src, acc: float or double by the table
- * entry. */
-typedef void (*rb_conv_tile_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,
-                                const void *ap, const void *src, const int64_t *co, int nc,
-                                void *acc);
+ * chains of the MR x nc tiles (1 <= nc <= nr) of the first mp of np panels
+ * over nt terms, reading the B operand straight from the source (no im2col
+ * buffer): for panel m < mp, column j, row r < MR and t ascending,
+ *   acc[(m*nr + j)*MR + r] = fma(ap[m*pstride + aidx[t] + r], src[toff[t] + co[j]], ...)
+ * ap: packed panels of A (MR rows per term, aidx[t] its element offset);
+ * acc starts at -0 for a new chain (fma(a, b, -0) is the rounded product,
+ * SPEC §2's S_0). Returns mp (1 <= mp <= np: the kernel takes several panels
+ * at once when the tile is narrow). ap, src, acc: float or double by the
+ * table entry. */
+typedef int (*rb_conv_tile_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,
+                               const void *ap, int64_t pstride, const void *src,
+                               const int64_t *co, int nc, int np, void *acc);
 /* Packs rows [0, nrows) (nrows <= MR) of A into one panel: d[t*MR + r] =
  * A(r, t) for t < terms, rows past nrows +0, where A(i, t) =
  * a[i*a_rs + (t / tin)*t_os + t % tin] (runs of tin contiguous terms). */
