@@ -172,6 +172,28 @@ def test_paths_threads_and_batch_agree_on_a_larger_layer(order, dtype, monkeypat
               gx[i:i + 1], f"grad_input image {i}")
 
 
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_many_rows_and_narrow_classes(order, dtype, monkeypatch):
+    """Enough output channels for several row panels plus a partial one (70 = 4*16 + 6
+    for AVX2 float32), a single image whose border classes are 1 to 3 columns wide (the
+    sequential kernel then takes up to 4 panels per call), kc blocks that cut the term
+    lists of the classes differently, and rows per block below, at and above a panel.
+    grad_input has 12 rows (channels): one partial panel."""
+    rng = np.random.default_rng(11)
+    x = data(rng, (1, 12, 3, 4), dtype)
+    w = data(rng, (70, 12, 3, 3), dtype)
+    b = data(rng, (70,), dtype)
+    gy = data(rng, (1, 70, 3, 4), dtype)
+    ref_y = cref.conv2d(x, w, b, 1, 1, 1, 1, order)
+    ref_gx = cref.grad_input(gy, w, x.shape, 1, 1, 1, 1, order)
+    for cfg in each_config(monkeypatch, tunings=[(0, 0, 0, 0), (5, 100, 1, 8), (1, 9, 1, 40)],
+                           threads=[1, 2, 3]):
+        check(rb.conv2d(x, w, b, padding=1, order=order), ref_y, f"conv2d {cfg}")
+        check(rb.conv2d_grad_input(gy, w, x.shape, padding=1, order=order), ref_gx,
+              f"grad_input {cfg}")
+
+
 def test_layouts_do_not_change_results():
     rng = np.random.default_rng(3)
     x = data(rng, (2, 3, 6, 5), np.float32)
