@@ -16,10 +16,9 @@ DTYPES = [np.float32, np.float64]
 ORDERS = ["sequential", "pairwise"]
 ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
 THREADS = [1, 2, 3, 4]
-# (chunk columns, kc, min_work, direct kernel's column limit): defaults (small
-# classes: the direct kernel); the gemm engine only, with tiny chunks, kc = 2
-# inside every term list and a thread per unit; mid-size chunks, direct kernel
-# for up to 5 columns.
+# (chunk columns, kc, min_work, rows per block): defaults; one-column chunks,
+# kc = 2 inside every term list, a thread per unit and the default row block;
+# mid-size chunks, kc = 5 and 5-row blocks (one panel of the sequential kernel).
 TUNINGS = [(0, 0, 0, 0), (1, 2, 1, -1), (7, 5, 1, 5)]
 
 # (N, C, H, W), (K, R, S), stride, padding, dilation, groups, bias
