@@ -237,6 +237,7 @@ void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, con
 
 /* kc: terms per block by element size; mc: rows per block. */
 enum { SEQ_KC_BYTES = 512, SEQ_MC = 256, SEQ_CHUNK_COLS = 192 };
+#define SEQ_SCRATCH_MAX ((int64_t)64 << 20)
 
 typedef struct {
   int dtype, nr, mr;
@@ -252,7 +253,8 @@ typedef struct {
   const int64_t *aidx, *kstart; /* per class: at cls_base[c] and c*(nkb+1) */
   const int64_t *cls_base;
   const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
-  int status[256];
+  char *ws;         /* part p's workspace: ws + p*ws_bytes */
+  int64_t ws_bytes;
 } conv_seq;
 
 /* Part `part` packs its share of the panels of A. */
@@ -272,22 +274,26 @@ static void seq_pack(void *ctx, int part, int parts) {
 #define SEQ_STORE(T, SFX)                                                                   \
   static void seq_store_##SFX(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0,       \
                               int64_t p1, const T *ws) {                                   \
+    static const T zero[1] = {0};                                                          \
     T *dst = (T *)s->dst;                                                                  \
     const T *bias = (const T *)s->bias;                                                    \
     const int64_t tile = (int64_t)s->mr * s->nr;                                           \
     for (int64_t tl = c0; tl < c1; ++tl) {                                                 \
       const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];                                  \
-      const int64_t j0 = s->tile_j0[tl], nc = s->tile_nc[tl];                              \
-      const int64_t *doff = cl->doff + j0;                                                 \
+      const int64_t nc = s->tile_nc[tl], *doff = cl->doff + s->tile_j0[tl];                \
+      const int64_t cs = cl->nterms ? s->mr : 0, rs = cl->nterms ? 1 : 0;                  \
       for (int64_t p = p0; p < p1; ++p) {                                                  \
-        const T *acc = ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile;                     \
+        const T *acc = cl->nterms ? ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile : zero; \
         const int64_t r1 = s->rows - p * s->mr < s->mr ? s->rows - p * s->mr : s->mr;      \
         for (int64_t r = 0; r < r1; ++r) {                                                 \
           const int64_t i = p * s->mr + r;                                                 \
           T *di = dst + i * s->drow;                                                       \
-          for (int64_t j = 0; j < nc; ++j) {                                               \
-            const T v = cl->nterms ? acc[j * s->mr + r] : (T)0;                            \
-            di[doff[j]] = bias ? v + bias[i] : v;                                          \
+          const T *ar = acc + r * rs;                                                      \
+          if (bias) {                                                                      \
+            const T bi = bias[i];                                                          \
+            for (int64_t j = 0; j < nc; ++j) di[doff[j]] = ar[j * cs] + bi;                \
+          } else {                                                                         \
+            for (int64_t j = 0; j < nc; ++j) di[doff[j]] = ar[j * cs];                     \
           }                                                                                \
         }                                                                                  \
       }                                                                                    \
@@ -300,20 +306,15 @@ SEQ_STORE(float, f32)
 SEQ_STORE(double, f64)
 
 static void seq_part(void *ctx, int part, int parts) {
-  conv_seq *s = ctx;
+  const conv_seq *s = ctx;
   (void)parts;
-  s->status[part] = 0;
   const int rp = part % s->row_parts, cp = part / s->row_parts;
   const int64_t p0 = s->panels * rp / s->row_parts, p1 = s->panels * (rp + 1) / s->row_parts;
   const int64_t ta = s->ntiles * cp / s->col_parts, tb = s->ntiles * (cp + 1) / s->col_parts;
   if (p0 >= p1 || ta >= tb) return;
   const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
   const int64_t chunk = s->chunk_tiles;
-  char *ws = rb_l3_scratch((size_t)(chunk * (p1 - p0) * tile * size));
-  if (!ws) {
-    s->status[part] = -1;
-    return;
-  }
+  char *ws = s->ws + part * s->ws_bytes;
   for (int64_t c0 = ta; c0 < tb; c0 += chunk) {
     const int64_t c1 = tb - c0 < chunk ? tb : c0 + chunk;
     const int64_t len = (c1 - c0) * (p1 - p0) * tile;
@@ -387,14 +388,36 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
     all_cols += cls[c].ncols;
   }
   if (rows == 0 || s.ntiles == 0) return 0;
-  /* one allocation: the per-class tables, the tile list, packed A */
+  /* threads: tiles first; row panels too when the tiles are few */
+  const int threads = cfg.threads < 1 ? 1 : cfg.threads > 256 ? 256 : cfg.threads;
+  int64_t parts = rows * (terms ? terms : 1) * all_cols / conv_min_work;
+  if (parts > threads) parts = threads;
+  if (parts < 1) parts = 1;
+  s.row_parts = 1;
+  if (s.ntiles < 8 * parts) s.row_parts = (int)(parts < s.panels ? parts : s.panels);
+  s.col_parts = (int)(parts / s.row_parts);
+  parts = (int64_t)s.row_parts * s.col_parts;
+  /* the per-class tables and the tile list; packed A and the workspaces in
+   * the calling thread's reused scratch (no page faults at every call) unless
+   * they are huge */
   const int64_t ints = all_terms + nclasses * (s.nkb + 2) + 3 * s.ntiles;
-  char *mem = malloc((size_t)(ints * 8 + s.panels * terms * s.mr * size + 64));
-  if (!mem) return -2;
-  int64_t *aidx = (int64_t *)mem, *kstart = aidx + all_terms, *base = kstart + nclasses * (s.nkb + 1);
+  const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
+  s.ws_bytes = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
+                63) / 64 * 64;
+  const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
+  int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
+  char *owned = big_bytes > SEQ_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
+  char *big = big_bytes > SEQ_SCRATCH_MAX ? owned : rb_l3_scratch((size_t)big_bytes);
+  if (!mem || !big) {
+    free(mem);
+    free(owned);
+    return -2;
+  }
+  s.apack = big;
+  s.ws = big + apack_bytes;
+  int64_t *aidx = mem, *kstart = aidx + all_terms, *base = kstart + nclasses * (s.nkb + 1);
   int64_t *tile_cls = base + nclasses, *tile_j0 = tile_cls + s.ntiles,
           *tile_nc = tile_j0 + s.ntiles;
-  s.apack = (char *)(((uintptr_t)(tile_nc + s.ntiles) + 63) & ~(uintptr_t)63);
   int64_t at = 0, tl = 0;
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
@@ -407,6 +430,7 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
     for (int64_t t = 0; t < cl->nterms; ++t) {
       if (cl->term[t] < 0 || cl->term[t] >= terms || (t && cl->term[t] <= cl->term[t - 1])) {
         free(mem);
+        free(owned);
         return -1;
       }
       aidx[at++] = cl->term[t] * s.mr;
@@ -426,21 +450,11 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   s.tile_cls = tile_cls;
   s.tile_j0 = tile_j0;
   s.tile_nc = tile_nc;
-  /* threads: tiles first; row panels too when the tiles are few */
-  const int threads = cfg.threads < 1 ? 1 : cfg.threads > 256 ? 256 : cfg.threads;
-  int64_t parts = rows * (terms ? terms : 1) * all_cols / conv_min_work;
-  if (parts > threads) parts = threads;
-  if (parts < 1) parts = 1;
-  s.row_parts = 1;
-  if (s.ntiles < 8 * parts) s.row_parts = (int)(parts < s.panels ? parts : s.panels);
-  s.col_parts = (int)(parts / s.row_parts);
-  parts = (int64_t)s.row_parts * s.col_parts;
   cr_fenv_t saved = cr_fenv_enter();
   rb_parallel((int)(parts < s.panels ? parts : s.panels), seq_pack, &s);
   rb_parallel((int)parts, seq_part, &s);
   cr_fenv_leave(saved);
   free(mem);
-  for (int p = 0; p < parts; ++p)
-    if (s.status[p] != 0) return -2;
+  free(owned);
   return 0;
 }
