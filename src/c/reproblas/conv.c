@@ -65,6 +65,28 @@ static int64_t column_runs(const int64_t *coff, int64_t n, int64_t *start) {
   return runs;
 }
 
+/* dst[i*drow + doff[j]] = c[(i - i0)*c_rs + j*c_cs] (⊕ bias[i] when bias != NULL)
+ * for rows [i0, i1) and columns j < n: a tile to NCHW. */
+#define CONV_SCATTER(T, SFX)                                                                 \
+  static void scatter_rows_##SFX(void *dstv, int64_t drow, const void *biasv,                \
+                                 const int64_t *doff, int64_t n, int64_t i0, int64_t i1,     \
+                                 const T *c, int64_t c_rs, int64_t c_cs) {                   \
+    T *dst = dstv;                                                                           \
+    const T *bias = biasv;                                                                   \
+    for (int64_t i = i0; i < i1; ++i) {                                                      \
+      T *di = dst + i * drow;                                                                \
+      const T *ci = c + (i - i0) * c_rs;                                                     \
+      if (bias) {                                                                            \
+        const T b = bias[i];                                                                 \
+        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs] + b;                      \
+      } else {                                                                               \
+        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs];                          \
+      }                                                                                      \
+    }                                                                                        \
+  }
+CONV_SCATTER(float, f32)
+CONV_SCATTER(double, f64)
+
 /* Data movement and the bias add for one element type. */
 #define CONV_TYPED(T, SFX)                                                                   \
   static void gather_##SFX(const conv_split *s, int64_t j0, int64_t n, const int64_t *start, \
@@ -85,19 +107,8 @@ static int64_t column_runs(const int64_t *coff, int64_t n, int64_t *start) {
   }                                                                                          \
   static void scatter_##SFX(const conv_split *s, int64_t j0, int64_t n, int64_t i0,          \
                             int64_t i1, const T *c, int64_t c_rs, int64_t c_cs) {            \
-    T *dst = s->dst;                                                                         \
-    const T *bias = s->bias;                                                                 \
-    const int64_t *doff = s->doff + j0;                                                      \
-    for (int64_t i = i0; i < i1; ++i) {                                                      \
-      T *di = dst + i * s->drow;                                                             \
-      const T *ci = c + i * c_rs;                                                            \
-      if (bias) {                                                                            \
-        const T b = bias[i];                                                                 \
-        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs] + b;                      \
-      } else {                                                                               \
-        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs];                          \
-      }                                                                                      \
-    }                                                                                        \
+    scatter_rows_##SFX(s->dst, s->drow, s->bias, s->doff + j0, n, i0, i1, c + i0 * c_rs,     \
+                       c_rs, c_cs);                                                          \
   }                                                                                          \
   static int chunk_##SFX(const conv_split *s, int64_t j0, int64_t n, int64_t i0, int64_t i1,  \
                          int64_t *start, T *b, T *c) {                                       \
@@ -275,27 +286,19 @@ static void seq_pack(void *ctx, int part, int parts) {
   static void seq_store_##SFX(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0,       \
                               int64_t p1, const T *ws) {                                   \
     static const T zero[1] = {0};                                                          \
-    T *dst = (T *)s->dst;                                                                  \
-    const T *bias = (const T *)s->bias;                                                    \
     const int64_t tile = (int64_t)s->mr * s->nr;                                           \
     for (int64_t tl = c0; tl < c1; ++tl) {                                                 \
       const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];                                  \
-      const int64_t nc = s->tile_nc[tl], *doff = cl->doff + s->tile_j0[tl];                \
-      const int64_t cs = cl->nterms ? s->mr : 0, rs = cl->nterms ? 1 : 0;                  \
+      const int64_t *doff = cl->doff + s->tile_j0[tl];                                     \
       for (int64_t p = p0; p < p1; ++p) {                                                  \
-        const T *acc = cl->nterms ? ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile : zero; \
-        const int64_t r1 = s->rows - p * s->mr < s->mr ? s->rows - p * s->mr : s->mr;      \
-        for (int64_t r = 0; r < r1; ++r) {                                                 \
-          const int64_t i = p * s->mr + r;                                                 \
-          T *di = dst + i * s->drow;                                                       \
-          const T *ar = acc + r * rs;                                                      \
-          if (bias) {                                                                      \
-            const T bi = bias[i];                                                          \
-            for (int64_t j = 0; j < nc; ++j) di[doff[j]] = ar[j * cs] + bi;                \
-          } else {                                                                         \
-            for (int64_t j = 0; j < nc; ++j) di[doff[j]] = ar[j * cs];                     \
-          }                                                                                \
-        }                                                                                  \
+        const T *acc = ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile;                     \
+        const int64_t i1 = s->rows < (p + 1) * s->mr ? s->rows : (p + 1) * s->mr;          \
+        if (cl->nterms)                                                                    \
+          scatter_rows_##SFX(s->dst, s->drow, s->bias, doff, s->tile_nc[tl], p * s->mr,    \
+                             i1, acc, 1, s->mr);                                           \
+        else                                                                               \
+          scatter_rows_##SFX(s->dst, s->drow, s->bias, doff, s->tile_nc[tl], p * s->mr,    \
+                             i1, zero, 0, 0);                                              \
       }                                                                                    \
     }                                                                                      \
   }                                                                                        \
@@ -354,32 +357,17 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
     return -1;
   const rb_conv_kernels *kt = conv_tiles[cfg.isa];
   const int64_t size = dtype == RB_F32 ? 4 : 8;
-  conv_seq s;
-  memset(&s, 0, sizeof s);
-  s.dtype = dtype;
-  s.nr = kt->nr;
-  s.mr = dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
-  s.tile = dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64;
-  s.pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64;
-  s.rows = rows;
-  s.terms = terms;
-  s.panels = (rows + s.mr - 1) / s.mr;
-  s.kc = conv_kc ? conv_kc : SEQ_KC_BYTES / size;
-  s.nkb = terms ? (terms + s.kc - 1) / s.kc : 1;
-  const int64_t mc = conv_mc ? conv_mc : SEQ_MC;
-  s.mcp = (mc + s.mr - 1) / s.mr;
+  const int mr = dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
+  const int64_t kc = conv_kc ? conv_kc : SEQ_KC_BYTES / size, mc = conv_mc ? conv_mc : SEQ_MC;
   const int64_t chunk_cols = conv_chunk ? conv_chunk : SEQ_CHUNK_COLS;
-  s.chunk_tiles = (chunk_cols + s.nr - 1) / s.nr;
-  s.a = a;
-  s.a_rs = a_rs;
-  s.tin = tin;
-  s.t_os = t_os;
-  s.src = src;
-  s.bias = bias;
-  s.dst = dst;
-  s.drow = drow;
-  s.cls = cls;
-  s.nclasses = nclasses;
+  conv_seq s = {.dtype = dtype, .nr = kt->nr, .mr = mr,
+                .tile = dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64,
+                .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
+                .rows = rows, .terms = terms, .panels = (rows + mr - 1) / mr,
+                .nkb = terms ? (terms + kc - 1) / kc : 1, .kc = kc, .mcp = (mc + mr - 1) / mr,
+                .chunk_tiles = (chunk_cols + kt->nr - 1) / kt->nr, .nclasses = nclasses,
+                .a = a, .src = src, .bias = bias, .a_rs = a_rs, .tin = tin, .t_os = t_os,
+                .dst = dst, .apack = NULL, .drow = drow, .cls = cls};
   int64_t all_terms = 0, all_cols = 0;
   for (int64_t c = 0; c < nclasses; ++c) {
     if (cls[c].nterms < 0 || cls[c].ncols < 0) return -1;
