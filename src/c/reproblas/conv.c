@@ -236,9 +236,10 @@ void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, con
 
 /* ---- the sequential order: implicit gemm over all classes (conv.h) ----
  *
- * A (rows x terms, read from the weights in place) is packed once per call into panels of mr rows
- * (panel p, term t at apack[(p*terms + t)*mr]); every class addresses its
- * present terms in it (aidx = t*mr), so the border classes cost no copy of A.
+ * A (rows x terms, read from the weights in place) is packed once per call
+ * into panels of mr rows (panel p, term t at apack[(p*terms + t)*mr]); every
+ * class addresses its present terms in it (aidx = t*mr), so the border
+ * classes cost no copy of A.
  * Output columns are cut into tiles of at most nr columns of one class; the
  * micro-kernel reads each tile's B values straight from src. Loop nest per
  * thread part: chunks of tiles > kc blocks of the full term list > mc rows of

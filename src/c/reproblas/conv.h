@@ -10,8 +10,10 @@
  * use its rows of the full weight matrix in place. Columns are independent:
  * the thread split and the column chunks change who computes a column, never
  * its operations (each column is one gemm column, through the gemm engine's
- * micro-kernels). rb_conv2d & co. below build its operands. Return 0, -1 for a bad dtype/order/isa/size, -2 when memory
- * runs out.
+ * micro-kernels). It serves the pairwise order; the sequential order has
+ * its own implicit gemm, rb_conv_seq below. rb_conv2d & co. build the
+ * operands of both. Return 0, -1 for a bad dtype/order/isa/size, -2 when
+ * memory runs out.
  */
 #ifndef RB_CONV_H
 #define RB_CONV_H
