@@ -16,10 +16,9 @@ DTYPES = [np.float32, np.float64]
 ORDERS = ["sequential", "pairwise"]
 ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
 THREADS = [1, 2, 3, 4]
-# (chunk columns, kc, min_work, direct kernel's column limit): defaults (small
-# classes: the direct kernel); the gemm engine only, with tiny chunks, kc = 2
-# inside every term list and a thread per unit; mid-size chunks, direct kernel
-# for up to 5 columns.
+# (chunk columns, kc, min_work, rows per block): defaults; one-column chunks,
+# kc = 2 inside every term list, a thread per unit and the default row block;
+# mid-size chunks, kc = 5 and 5-row blocks (one panel of the sequential kernel).
 TUNINGS = [(0, 0, 0, 0), (1, 2, 1, -1), (7, 5, 1, 5)]
 
 # (N, C, H, W), (K, R, S), stride, padding, dilation, groups, bias
@@ -170,6 +169,28 @@ def test_paths_threads_and_batch_agree_on_a_larger_layer(order, dtype, monkeypat
         check(rb.conv2d(x[i:i + 1], w, b, **params, order=order), y[i:i + 1], f"image {i}")
         check(rb.conv2d_grad_input(gy[i:i + 1], w, (1,) + x.shape[1:], **params, order=order),
               gx[i:i + 1], f"grad_input image {i}")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_many_rows_and_narrow_classes(order, dtype, monkeypatch):
+    """Enough output channels for several row panels plus a partial one (70 = 4*16 + 6
+    for AVX2 float32), a single image whose border classes are 1 to 3 columns wide (the
+    sequential kernel then takes up to 4 panels per call), kc blocks that cut the term
+    lists of the classes differently, and rows per block below, at and above a panel.
+    grad_input has 12 rows (channels): one partial panel."""
+    rng = np.random.default_rng(11)
+    x = data(rng, (1, 12, 3, 4), dtype)
+    w = data(rng, (70, 12, 3, 3), dtype)
+    b = data(rng, (70,), dtype)
+    gy = data(rng, (1, 70, 3, 4), dtype)
+    ref_y = cref.conv2d(x, w, b, 1, 1, 1, 1, order)
+    ref_gx = cref.grad_input(gy, w, x.shape, 1, 1, 1, 1, order)
+    for cfg in each_config(monkeypatch, tunings=[(0, 0, 0, 0), (5, 100, 1, 8), (1, 9, 1, 40)],
+                           threads=[1, 2, 3]):
+        check(rb.conv2d(x, w, b, padding=1, order=order), ref_y, f"conv2d {cfg}")
+        check(rb.conv2d_grad_input(gy, w, x.shape, padding=1, order=order), ref_gx,
+              f"grad_input {cfg}")
 
 
 def test_layouts_do_not_change_results():

@@ -210,7 +210,7 @@ def train_hash(make_model, make_data, steps=4, order="sequential"):
 
 def hashes_over_configs(monkeypatch, run):
     """run() on every CPU path, 1..4 threads and block sizes (gemm and conv: chunks,
-    kc, per-thread work, the direct kernel off) that split small products."""
+    kc, per-thread work) that split small products."""
     torch_threads = torch.get_num_threads()
     torch.set_num_threads(1)  # stock PyTorch's own ops (loss, ReLU, SGD) stay fixed
     found = {}

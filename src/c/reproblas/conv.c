@@ -21,40 +21,32 @@
  * which one thread is used. */
 enum { CONV_CHUNK_PER_ROW = 8, CONV_MIN_CHUNK = 192, CONV_CHUNK_ALIGN = 48 };
 #define CONV_CHUNK_BYTES ((int64_t)8 << 20)
-/* Sequential classes with at most this many columns use the direct kernel,
- * which reads A in place: packing A (and compacting a border class's rows of
- * it) would cost more than the products. */
-enum { CONV_DIRECT_COLS = 24 };
 #define CONV_MIN_WORK ((int64_t)1 << 20)
 
-static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK,
-               conv_direct_cols = CONV_DIRECT_COLS;
+/* Test knobs (0: the defaults). */
+static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK, conv_mc = 0;
 
-void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t direct_cols) {
+void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc) {
   conv_chunk = chunk >= 1 ? chunk : 0;
   conv_kc = kc >= 1 ? kc : 0;
   conv_min_work = min_work >= 1 ? min_work : CONV_MIN_WORK;
-  conv_direct_cols = direct_cols == 0 ? CONV_DIRECT_COLS : direct_cols;
+  conv_mc = mc >= 1 ? mc : 0;
 }
 
 #if defined(__x86_64__)
 #define CONV_TABLES(sfx) {&rb_l3_##sfx##_scalar, &rb_l3_##sfx##_avx2, &rb_l3_##sfx##_avx512}
+static const rb_conv_kernels *const conv_tiles[CR_ISA_COUNT] = {&rb_conv_scalar, &rb_conv_avx2,
+                                                                 &rb_conv_avx512};
 #else
 #define CONV_TABLES(sfx) {&rb_l3_##sfx##_scalar, NULL, NULL}
+static const rb_conv_kernels *const conv_tiles[CR_ISA_COUNT] = {&rb_conv_scalar, NULL, NULL};
 #endif
 static const rb_l3_kernels_f32 *const conv_f32[CR_ISA_COUNT] = CONV_TABLES(f32);
 static const rb_l3_kernels_f64 *const conv_f64[CR_ISA_COUNT] = CONV_TABLES(f64);
-#if defined(__x86_64__)
-static const rb_conv_kernels *const conv_direct[CR_ISA_COUNT] = {&rb_conv_scalar, &rb_conv_avx2,
-                                                                  &rb_conv_avx512};
-#else
-static const rb_conv_kernels *const conv_direct[CR_ISA_COUNT] = {&rb_conv_scalar, NULL, NULL};
-#endif
 
 typedef struct {
   int dtype, order;
   int (*block)(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
-  rb_conv_direct_fn direct; /* non-NULL: the direct kernel on (at, aoff), else block on at */
   int64_t rows, terms, cols;
   const void *at, *src, *bias;
   const int64_t *aoff, *toff, *coff, *doff;
@@ -72,6 +64,28 @@ static int64_t column_runs(const int64_t *coff, int64_t n, int64_t *start) {
   start[runs] = n;
   return runs;
 }
+
+/* dst[i*drow + doff[j]] = c[(i - i0)*c_rs + j*c_cs] (⊕ bias[i] when bias != NULL)
+ * for rows [i0, i1) and columns j < n: a tile to NCHW. */
+#define CONV_SCATTER(T, SFX)                                                                 \
+  static void scatter_rows_##SFX(void *dstv, int64_t drow, const void *biasv,                \
+                                 const int64_t *doff, int64_t n, int64_t i0, int64_t i1,     \
+                                 const T *c, int64_t c_rs, int64_t c_cs) {                   \
+    T *dst = dstv;                                                                           \
+    const T *bias = biasv;                                                                   \
+    for (int64_t i = i0; i < i1; ++i) {                                                      \
+      T *di = dst + i * drow;                                                                \
+      const T *ci = c + (i - i0) * c_rs;                                                     \
+      if (bias) {                                                                            \
+        const T b = bias[i];                                                                 \
+        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs] + b;                      \
+      } else {                                                                               \
+        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs];                          \
+      }                                                                                      \
+    }                                                                                        \
+  }
+CONV_SCATTER(float, f32)
+CONV_SCATTER(double, f64)
 
 /* Data movement and the bias add for one element type. */
 #define CONV_TYPED(T, SFX)                                                                   \
@@ -93,28 +107,12 @@ static int64_t column_runs(const int64_t *coff, int64_t n, int64_t *start) {
   }                                                                                          \
   static void scatter_##SFX(const conv_split *s, int64_t j0, int64_t n, int64_t i0,          \
                             int64_t i1, const T *c, int64_t c_rs, int64_t c_cs) {            \
-    T *dst = s->dst;                                                                         \
-    const T *bias = s->bias;                                                                 \
-    const int64_t *doff = s->doff + j0;                                                      \
-    for (int64_t i = i0; i < i1; ++i) {                                                      \
-      T *di = dst + i * s->drow;                                                             \
-      const T *ci = c + i * c_rs;                                                            \
-      if (bias) {                                                                            \
-        const T b = bias[i];                                                                 \
-        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs] + b;                      \
-      } else {                                                                               \
-        for (int64_t j = 0; j < n; ++j) di[doff[j]] = ci[j * c_cs];                          \
-      }                                                                                      \
-    }                                                                                        \
+    scatter_rows_##SFX(s->dst, s->drow, s->bias, s->doff + j0, n, i0, i1, c + i0 * c_rs,     \
+                       c_rs, c_cs);                                                          \
   }                                                                                          \
   static int chunk_##SFX(const conv_split *s, int64_t j0, int64_t n, int64_t i0, int64_t i1,  \
                          int64_t *start, T *b, T *c) {                                       \
     gather_##SFX(s, j0, n, start, column_runs(s->coff + j0, n, start), b);                   \
-    if (s->direct) { /* c column-major, ldc = rows */                                        \
-      s->direct(i0, i1, s->rows, s->terms, n, s->at, s->aoff, b, c);                         \
-      scatter_##SFX(s, j0, n, i0, i1, c, 1, s->rows);                                        \
-      return 0;                                                                              \
-    }                                                                                        \
     rb_gemm_job_##SFX job = {s->rows, n, s->terms, s->at, 1, s->rows, b, n, 1, c, n, 1,      \
                              1, 0, 1, s->order, 512, 2048, s->kc};                    \
     if (s->block(&job, i0, i1, 0, n) != 0) return -1;                                        \
@@ -168,7 +166,7 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
     return -1;
   if (rows == 0 || cols == 0) return 0;
   const int64_t size = dtype == RB_F32 ? 4 : 8;
-  conv_split s = {dtype, order, NULL, NULL, rows, terms, cols, at, src, bias, aoff, toff, coff,
+  conv_split s = {dtype, order, NULL, rows, terms, cols, at, src, bias, aoff, toff, coff,
                   doff, dst, drow, 0, 0, 1, 1, conv_kc ? conv_kc : 1024 / size, {0}};
   const int o = order == RB_PAIRWISE;
   s.block = dtype == RB_F32 ? conv_f32[cfg.isa]->block : conv_f64[cfg.isa]->block;
@@ -177,23 +175,18 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
   if (chunk < CONV_MIN_CHUNK) chunk = CONV_MIN_CHUNK;
   if (chunk > cap) chunk = cap;
   chunk = chunk < CONV_CHUNK_ALIGN ? CONV_CHUNK_ALIGN : chunk / CONV_CHUNK_ALIGN * CONV_CHUNK_ALIGN;
+  /* block reads A as a (terms x rows) matrix: compact the class's rows of A
+   * unless they already are one */
   void *packed = NULL;
-  if (order == RB_SEQUENTIAL && cols <= conv_direct_cols && terms > 0 && conv_direct[cfg.isa]) {
-    s.direct = dtype == RB_F32 ? conv_direct[cfg.isa]->direct_f32 : conv_direct[cfg.isa]->direct_f64;
-    chunk = cols;
-  } else {
-    /* block reads A as a (terms x rows) matrix: compact the class's rows of A
-     * unless they already are one */
-    int64_t t = 0;
-    while (t < terms && aoff[t] == t * rows) ++t;
-    if (t < terms) {
-      packed = malloc((size_t)(terms * rows * size));
-      if (!packed) return -2;
-      for (t = 0; t < terms; ++t)
-        memcpy((char *)packed + t * rows * size, (const char *)at + aoff[t] * size,
-               (size_t)(rows * size));
-      s.at = packed;
-    }
+  int64_t t = 0;
+  while (t < terms && aoff[t] == t * rows) ++t;
+  if (t < terms) {
+    packed = malloc((size_t)(terms * rows * size));
+    if (!packed) return -2;
+    for (t = 0; t < terms; ++t)
+      memcpy((char *)packed + t * rows * size, (const char *)at + aoff[t] * size,
+             (size_t)(rows * size));
+    s.at = packed;
   }
   if (conv_chunk) chunk = conv_chunk;
   s.chunk = chunk < cols ? chunk : cols;
@@ -239,4 +232,218 @@ void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, con
     CONV_TRANSPOSE(float);
   else
     CONV_TRANSPOSE(double);
+}
+
+/* ---- the sequential order: implicit gemm over all classes (conv.h) ----
+ *
+ * A (rows x terms, read from the weights in place) is packed once per call
+ * into panels of mr rows (panel p, term t at apack[(p*terms + t)*mr]); every
+ * class addresses its present terms in it (aidx = t*mr), so the border
+ * classes cost no copy of A.
+ * Output columns are cut into tiles of at most nr columns of one class; the
+ * micro-kernel reads each tile's B values straight from src. Loop nest per
+ * thread part: chunks of tiles > kc blocks of the full term list > mc rows of
+ * panels > tiles > panels, with each tile's chains carried in a workspace
+ * (from -0) across the kc blocks: the A block (mc x kc) stays in L2 and one
+ * tile's B values in L1 while the panels run over them. */
+
+/* kc: terms per block by element size; mc: rows per block. */
+enum { SEQ_KC_BYTES = 512, SEQ_MC = 256, SEQ_CHUNK_COLS = 192 };
+#define SEQ_SCRATCH_MAX ((int64_t)64 << 20)
+
+typedef struct {
+  int dtype, nr, mr;
+  rb_conv_tile_fn tile;
+  rb_conv_pack_fn pack;
+  int64_t rows, terms, panels, nkb, kc, mcp, chunk_tiles, ntiles, nclasses;
+  int row_parts, col_parts;
+  const char *a, *src, *bias;
+  int64_t a_rs, tin, t_os;
+  char *dst, *apack;
+  int64_t drow;
+  const rb_conv_class *cls;
+  const int64_t *aidx, *kstart; /* per class: at cls_base[c] and c*(nkb+1) */
+  const int64_t *cls_base;
+  const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
+  char *ws;         /* part p's workspace: ws + p*ws_bytes */
+  int64_t ws_bytes;
+} conv_seq;
+
+/* Part `part` packs its share of the panels of A. */
+static void seq_pack(void *ctx, int part, int parts) {
+  const conv_seq *s = ctx;
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8;
+  const int64_t p0 = s->panels * part / parts, p1 = s->panels * (part + 1) / parts;
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t r0 = p * s->mr, nr = s->rows - r0 < s->mr ? s->rows - r0 : s->mr;
+    s->pack(s->terms, nr, s->a + r0 * s->a_rs * size, s->a_rs, s->tin, s->t_os,
+            s->apack + p * s->terms * s->mr * size);
+  }
+}
+
+/* Stores tiles [c0, c1) x panels [p0, p1) of the workspace: S, or S ⊕ bias;
+ * a class without terms is +0 (SPEC §2, n = 0). */
+#define SEQ_STORE(T, SFX)                                                                   \
+  static void seq_store_##SFX(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0,       \
+                              int64_t p1, const T *ws) {                                   \
+    static const T zero[1] = {0};                                                          \
+    const int64_t tile = (int64_t)s->mr * s->nr;                                           \
+    for (int64_t tl = c0; tl < c1; ++tl) {                                                 \
+      const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];                                  \
+      const int64_t *doff = cl->doff + s->tile_j0[tl];                                     \
+      for (int64_t p = p0; p < p1; ++p) {                                                  \
+        const T *acc = ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile;                     \
+        const int64_t i1 = s->rows < (p + 1) * s->mr ? s->rows : (p + 1) * s->mr;          \
+        if (cl->nterms)                                                                    \
+          scatter_rows_##SFX(s->dst, s->drow, s->bias, doff, s->tile_nc[tl], p * s->mr,    \
+                             i1, acc, 1, s->mr);                                           \
+        else                                                                               \
+          scatter_rows_##SFX(s->dst, s->drow, s->bias, doff, s->tile_nc[tl], p * s->mr,    \
+                             i1, zero, 0, 0);                                              \
+      }                                                                                    \
+    }                                                                                      \
+  }                                                                                        \
+  static void seq_clear_##SFX(T *ws, int64_t n) {                                          \
+    for (int64_t i = 0; i < n; ++i) ws[i] = (T)-0.0;                                       \
+  }
+SEQ_STORE(float, f32)
+SEQ_STORE(double, f64)
+
+static void seq_part(void *ctx, int part, int parts) {
+  const conv_seq *s = ctx;
+  (void)parts;
+  const int rp = part % s->row_parts, cp = part / s->row_parts;
+  const int64_t p0 = s->panels * rp / s->row_parts, p1 = s->panels * (rp + 1) / s->row_parts;
+  const int64_t ta = s->ntiles * cp / s->col_parts, tb = s->ntiles * (cp + 1) / s->col_parts;
+  if (p0 >= p1 || ta >= tb) return;
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
+  const int64_t chunk = s->chunk_tiles;
+  char *ws = s->ws + part * s->ws_bytes;
+  for (int64_t c0 = ta; c0 < tb; c0 += chunk) {
+    const int64_t c1 = tb - c0 < chunk ? tb : c0 + chunk;
+    const int64_t len = (c1 - c0) * (p1 - p0) * tile;
+    if (s->dtype == RB_F32)
+      seq_clear_f32((float *)ws, len);
+    else
+      seq_clear_f64((double *)ws, len);
+    for (int64_t kb = 0; kb < s->nkb; ++kb)
+      for (int64_t q0 = p0; q0 < p1; q0 += s->mcp) {
+        const int64_t q1 = p1 - q0 < s->mcp ? p1 : q0 + s->mcp;
+        for (int64_t tl = c0; tl < c1; ++tl) {
+          const int64_t c = s->tile_cls[tl], j0 = s->tile_j0[tl];
+          const rb_conv_class *cl = &s->cls[c];
+          const int64_t *ks = s->kstart + c * (s->nkb + 1);
+          const int64_t t0 = ks[kb], t1 = ks[kb + 1];
+          if (t0 == t1) continue;
+          const int64_t *aidx = s->aidx + s->cls_base[c] + t0, *toff = cl->toff + t0;
+          for (int64_t p = q0; p < q1;)
+            p += s->tile(t1 - t0, aidx, toff, s->apack + p * s->terms * s->mr * size,
+                         s->terms * s->mr, s->src, cl->coff + j0, (int)s->tile_nc[tl],
+                         (int)(q1 - p), ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
+        }
+      }
+    if (s->dtype == RB_F32)
+      seq_store_f32(s, c0, c1, p0, p1, (const float *)ws);
+    else
+      seq_store_f64(s, c0, c1, p0, p1, (const double *)ws);
+  }
+}
+
+int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const void *a,
+                int64_t a_rs, int64_t tin, int64_t t_os, int64_t nclasses, const rb_conv_class *cls, const void *src, void *dst,
+                int64_t drow, const void *bias) {
+  if ((dtype != RB_F32 && dtype != RB_F64) || cfg.isa < 0 || cfg.isa >= CR_ISA_COUNT ||
+      !cr_isa_supported(cfg.isa) || !conv_tiles[cfg.isa] || rows < 0 || terms < 0 ||
+      nclasses < 0 || (terms > 0 && tin < 1))
+    return -1;
+  const rb_conv_kernels *kt = conv_tiles[cfg.isa];
+  const int64_t size = dtype == RB_F32 ? 4 : 8;
+  const int mr = dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
+  const int64_t kc = conv_kc ? conv_kc : SEQ_KC_BYTES / size, mc = conv_mc ? conv_mc : SEQ_MC;
+  const int64_t chunk_cols = conv_chunk ? conv_chunk : SEQ_CHUNK_COLS;
+  conv_seq s = {.dtype = dtype, .nr = kt->nr, .mr = mr,
+                .tile = dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64,
+                .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
+                .rows = rows, .terms = terms, .panels = (rows + mr - 1) / mr,
+                .nkb = terms ? (terms + kc - 1) / kc : 1, .kc = kc, .mcp = (mc + mr - 1) / mr,
+                .chunk_tiles = (chunk_cols + kt->nr - 1) / kt->nr, .nclasses = nclasses,
+                .a = a, .src = src, .bias = bias, .a_rs = a_rs, .tin = tin, .t_os = t_os,
+                .dst = dst, .apack = NULL, .drow = drow, .cls = cls};
+  int64_t all_terms = 0, all_cols = 0;
+  for (int64_t c = 0; c < nclasses; ++c) {
+    if (cls[c].nterms < 0 || cls[c].ncols < 0) return -1;
+    all_terms += cls[c].nterms;
+    s.ntiles += (cls[c].ncols + s.nr - 1) / s.nr;
+    all_cols += cls[c].ncols;
+  }
+  if (rows == 0 || s.ntiles == 0) return 0;
+  /* threads: tiles first; row panels too when the tiles are few */
+  const int threads = cfg.threads < 1 ? 1 : cfg.threads > 256 ? 256 : cfg.threads;
+  int64_t parts = rows * (terms ? terms : 1) * all_cols / conv_min_work;
+  if (parts > threads) parts = threads;
+  if (parts < 1) parts = 1;
+  s.row_parts = 1;
+  if (s.ntiles < 8 * parts) s.row_parts = (int)(parts < s.panels ? parts : s.panels);
+  s.col_parts = (int)(parts / s.row_parts);
+  parts = (int64_t)s.row_parts * s.col_parts;
+  /* the per-class tables and the tile list; packed A and the workspaces in
+   * the calling thread's reused scratch (no page faults at every call) unless
+   * they are huge */
+  const int64_t ints = all_terms + nclasses * (s.nkb + 2) + 3 * s.ntiles;
+  const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
+  s.ws_bytes = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
+                63) / 64 * 64;
+  const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
+  int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
+  char *owned = big_bytes > SEQ_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
+  char *big = big_bytes > SEQ_SCRATCH_MAX ? owned : rb_l3_scratch((size_t)big_bytes);
+  if (!mem || !big) {
+    free(mem);
+    free(owned);
+    return -2;
+  }
+  s.apack = big;
+  s.ws = big + apack_bytes;
+  int64_t *aidx = mem, *kstart = aidx + all_terms, *base = kstart + nclasses * (s.nkb + 1);
+  int64_t *tile_cls = base + nclasses, *tile_j0 = tile_cls + s.ntiles,
+          *tile_nc = tile_j0 + s.ntiles;
+  int64_t at = 0, tl = 0;
+  for (int64_t c = 0; c < nclasses; ++c) {
+    const rb_conv_class *cl = &cls[c];
+    base[c] = at;
+    int64_t *ks = kstart + c * (s.nkb + 1);
+    for (int64_t kb = 0, t = 0; kb <= s.nkb; ++kb) { /* first term of each kc block */
+      while (t < cl->nterms && cl->term[t] < kb * s.kc) ++t;
+      ks[kb] = kb == s.nkb ? cl->nterms : t;
+    }
+    for (int64_t t = 0; t < cl->nterms; ++t) {
+      if (cl->term[t] < 0 || cl->term[t] >= terms || (t && cl->term[t] <= cl->term[t - 1])) {
+        free(mem);
+        free(owned);
+        return -1;
+      }
+      aidx[at++] = cl->term[t] * s.mr;
+    }
+    /* the fewest tiles, of balanced widths (a narrow tail tile would wait on
+     * the fma latency) */
+    const int64_t nt = (cl->ncols + s.nr - 1) / s.nr;
+    for (int64_t i = 0; i < nt; ++i, ++tl) {
+      tile_cls[tl] = c;
+      tile_j0[tl] = cl->ncols * i / nt;
+      tile_nc[tl] = cl->ncols * (i + 1) / nt - tile_j0[tl];
+    }
+  }
+  s.aidx = aidx;
+  s.kstart = kstart;
+  s.cls_base = base;
+  s.tile_cls = tile_cls;
+  s.tile_j0 = tile_j0;
+  s.tile_nc = tile_nc;
+  cr_fenv_t saved = cr_fenv_enter();
+  rb_parallel((int)(parts < s.panels ? parts : s.panels), seq_pack, &s);
+  rb_parallel((int)parts, seq_part, &s);
+  cr_fenv_leave(saved);
+  free(mem);
+  free(owned);
+  return 0;
 }

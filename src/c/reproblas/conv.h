@@ -10,8 +10,10 @@
  * use its rows of the full weight matrix in place. Columns are independent:
  * the thread split and the column chunks change who computes a column, never
  * its operations (each column is one gemm column, through the gemm engine's
- * micro-kernels). rb_conv2d & co. below build its operands. Return 0, -1 for a bad dtype/order/isa/size, -2 when memory
- * runs out.
+ * micro-kernels). It serves the pairwise order; the sequential order has
+ * its own implicit gemm, rb_conv_seq below. rb_conv2d & co. build the
+ * operands of both. Return 0, -1 for a bad dtype/order/isa/size, -2 when
+ * memory runs out.
  */
 #ifndef RB_CONV_H
 #define RB_CONV_H
@@ -24,6 +26,26 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
                    int64_t cols, const void *at, const int64_t *aoff, const void *src,
                    const int64_t *toff, const int64_t *coff, void *dst, const int64_t *doff,
                    int64_t drow, const void *bias);
+
+/* One class of outputs for rb_conv_seq: the same present terms for every
+ * column. Term t is term[t] of A's terms (strictly ascending: SPEC's order) and
+ * reads src[toff[t] + coff[j]] for column j, whose results go to
+ * dst[doff[j] + i*drow]. */
+typedef struct {
+  int64_t nterms, ncols;
+  const int64_t *term, *toff, *coff, *doff;
+} rb_conv_class;
+
+/* The sequential order for all classes of a convolution at once (an implicit
+ * gemm: B is read from src, never gathered): dst[doff[j] + i*drow] = the fma
+ * chain over the class's terms of A(i, term[t]) * src[toff[t] + coff[j]]
+ * (⊕ bias[i] when bias != NULL; no terms: +0), for rows i < rows, where
+ * A(i, u) = a[i*a_rs + (u / tin)*t_os + u % tin] for u < terms (the weights
+ * in place: runs of tin contiguous terms). Same returns as rb_gather_gemm. */
+int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const void *a,
+                int64_t a_rs, int64_t tin, int64_t t_os, int64_t nclasses,
+                const rb_conv_class *cls, const void *src, void *dst, int64_t drow,
+                const void *bias);
 
 /* dst[b][j][i] = src[b][i][j] for `batch` contiguous rows x cols matrices
  * (the weights' layouts of the gather gemms). */
@@ -58,10 +80,10 @@ int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_sha
 int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
                         const void *grad_y, void *grad_b);
 
-/* Test knobs (they never change results): columns per chunk, the gemm's kc,
- * the multiply-adds below which one thread is used (values < 1 restore the
- * defaults), and the most columns for the direct kernel (0: default, < 0:
- * never). Not thread-safe. */
-void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t direct_cols);
+/* Test knobs (they never change results): columns per chunk, terms per kc
+ * block, the multiply-adds below which one thread is used, and rows per mc
+ * block of the sequential path (values < 1 restore the defaults). Not
+ * thread-safe. */
+void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc);
 
 #endif /* RB_CONV_H */

@@ -17,6 +17,8 @@
 #include "conv_kernels.inc"
 #include "type_undef.h"
 
-const rb_conv_kernels rb_conv_avx2 = {conv_direct_f32, conv_direct_f64};
+const rb_conv_kernels rb_conv_avx2 = {conv_tile_f32, conv_tile_f64, conv_pack_f32,
+                                    conv_pack_f64, RB_CD_MV * RB_W32, RB_CD_MV * RB_W64,
+                                    RB_CD_NR};
 #endif
 

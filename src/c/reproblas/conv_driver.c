@@ -149,11 +149,41 @@ static void outer3(int64_t na, int64_t sa, const int64_t *b, int64_t nb, int64_t
       for (int64_t l = 0; l < nc; ++l) *out++ = i * sa + b[j] * sb + c[l] * sc;
 }
 
+/* The pairwise order, one gather gemm per class: its A, the weights as
+ * (src channel, r, s, dst channel), terms x rows per group (a class's taps
+ * are a block of it), through a row-offset table. */
+static int pairwise_classes(int dtype, rb_config cfg, const rb_conv_shape *g, int transposed,
+                            int64_t npairs, const rb_conv_class *cls, const void *w,
+                            const void *src, const void *bias, void *dst) {
+  const int64_t cg = g->c / g->groups, kg = g->k / g->groups, rs = g->r * g->s;
+  const int64_t src_cg = transposed ? kg : cg, rows = transposed ? cg : kg, full = src_cg * rs;
+  const int64_t sg = src_cg * (transposed ? g->p * g->q : g->h * g->w),
+                dg = rows * (transposed ? g->h * g->w : g->p * g->q), size = conv_size(dtype);
+  char *wt = malloc((size_t)(g->k * cg * rs * size + full * 8 + 1));
+  if (!wt) return -2;
+  int64_t *aoff = (int64_t *)(wt + g->k * cg * rs * size);
+  if (transposed) /* A(c', (k, r, s)) as (k, r, s, c') */
+    rb_conv_transpose(dtype, g->k, cg, rs, w, wt);
+  else /* A(k, (c', r, s)) as (c', r, s, k) */
+    rb_conv_transpose(dtype, g->groups, kg, cg * rs, w, wt);
+  int rc = 0;
+  for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi)
+    for (int64_t c = 0; c < npairs && rc == 0; ++c) {
+      for (int64_t t = 0; t < cls[c].nterms; ++t) aoff[t] = cls[c].term[t] * rows;
+      rc = rb_gather_gemm(dtype, RB_PAIRWISE, cfg, rows, cls[c].nterms, cls[c].ncols,
+                          wt + gi * rows * full * size, aoff, (const char *)src + gi * sg * size,
+                          cls[c].toff, cls[c].coff, (char *)dst + gi * dg * size, cls[c].doff,
+                          dg / rows, bias ? (const char *)bias + gi * rows * size : NULL);
+    }
+  free(wt);
+  return rc;
+}
+
 /* conv2d (transposed == 0: src = x, dst = y, the forward index map) or its
- * input gradient (transposed != 0: src = grad_y, dst = grad_x). wt: per group,
- * the weights as (src channel, r, s, dst channel) rows x terms. */
+ * input gradient (transposed != 0: src = grad_y, dst = grad_x), w the
+ * weights (K, C/groups, R, S). */
 static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
-                              int transposed, const void *wt, const void *src,
+                              int transposed, const void *w, const void *src,
                               const void *bias, void *dst) {
   const int64_t sc = transposed ? g->k : g->c, sh = transposed ? g->p : g->h,
                 sw = transposed ? g->q : g->w;
@@ -169,45 +199,49 @@ static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv
     axis_free(&ay);
     return -2;
   }
-  int64_t *buf = malloc(sizeof(int64_t) *
-                        (size_t)(2 * src_cg * kr * ks + 2 * g->n * dh * dw + 1));
-  int rc = buf ? 0 : -2;
+  /* every pair of a row class and a column class: its terms (rows of wt),
+   * their source offsets, and its columns' source and destination offsets */
+  const int64_t npairs = ay.count * ax.count, full = src_cg * kr * ks;
+  rb_conv_class *cls = calloc((size_t)npairs + 1, sizeof(rb_conv_class));
+  int64_t all_terms = 0;
+  for (int64_t a = 0; a < ay.count; ++a)
+    for (int64_t b = 0; b < ax.count; ++b)
+      all_terms += src_cg * ay.cls[a].ntaps * ax.cls[b].ntaps;
+  int64_t *buf = malloc(sizeof(int64_t) * (size_t)(2 * all_terms + 2 * g->n * dh * dw + 1));
+  int rc = buf && cls ? 0 : -2;
+  int64_t *next = buf;
   for (int64_t a = 0; a < ay.count && rc == 0; ++a)
-    for (int64_t b = 0; b < ax.count && rc == 0; ++b) {
+    for (int64_t b = 0; b < ax.count; ++b) {
       const conv_class *cy = &ay.cls[a], *cx = &ax.cls[b];
-      const int64_t terms = src_cg * cy->ntaps * cx->ntaps, cols = g->n * cy->npos * cx->npos;
-      int64_t *aoff = buf, *toff = aoff + terms, *coff = toff + terms, *doff = coff + cols;
-      outer3(src_cg, kr * ks * rows, cy->taps, cy->ntaps, ks * rows, cx->taps, cx->ntaps, rows,
-             aoff);
+      rb_conv_class *cl = &cls[a * ax.count + b];
+      cl->nterms = src_cg * cy->ntaps * cx->ntaps;
+      cl->ncols = g->n * cy->npos * cx->npos;
+      int64_t *term = next, *toff = term + cl->nterms, *coff = toff + cl->nterms,
+              *doff = coff + cl->ncols;
+      next = doff + cl->ncols;
+      outer3(src_cg, kr * ks, cy->taps, cy->ntaps, ks, cx->taps, cx->ntaps, 1, term);
       outer3(src_cg, sh * sw, cy->delta, cy->ntaps, sw, cx->delta, cx->ntaps, 1, toff);
       outer3(g->n, sc * sh * sw, cy->base, cy->npos, sw, cx->base, cx->npos, 1, coff);
       outer3(g->n, dc * dh * dw, cy->pos, cy->npos, dw, cx->pos, cx->npos, 1, doff);
-      for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi)
-        rc = rb_gather_gemm(dtype, order, cfg, rows, terms, cols,
-                            (const char *)wt + gi * rows * src_cg * kr * ks * size, aoff,
-                            (const char *)src + gi * src_cg * sh * sw * size, toff, coff,
-                            (char *)dst + gi * rows * dh * dw * size, doff, dh * dw,
-                            bias ? (const char *)bias + gi * rows * size : NULL);
+      cl->term = term;
+      cl->toff = toff;
+      cl->coff = coff;
+      cl->doff = doff;
     }
+  /* sequential: A in place in w, per group: forward A(k, (c', r, s)) is row k
+   * of w; transposed A(c', (k, r, s)) = w[k, c', r, s], runs of R*S terms */
+  const int64_t rs = kr * ks, a_rs = transposed ? rs : full, tin = transposed ? rs : full;
+  for (int64_t gi = 0; gi < g->groups && rc == 0 && order == RB_SEQUENTIAL; ++gi)
+    rc = rb_conv_seq(dtype, cfg, rows, full, (const char *)w + gi * rows * full * size, a_rs,
+                     tin, rows * rs, npairs, cls, (const char *)src + gi * src_cg * sh * sw * size,
+                     (char *)dst + gi * rows * dh * dw * size, dh * dw,
+                     bias ? (const char *)bias + gi * rows * size : NULL);
+  if (rc == 0 && order == RB_PAIRWISE)
+    rc = pairwise_classes(dtype, cfg, g, transposed, npairs, cls, w, src, bias, dst);
+  free(cls);
   free(buf);
   axis_free(&ay);
   axis_free(&ax);
-  return rc;
-}
-
-/* The weights transposed for gather_convolution, then the convolution. */
-static int transposed_weights_run(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
-                                  int transposed, const void *w, const void *src,
-                                  const void *bias, void *dst) {
-  const int64_t cg = g->c / g->groups, kg = g->k / g->groups, rs = g->r * g->s;
-  void *wt = malloc((size_t)(g->k * cg * rs * conv_size(dtype) + 1));
-  if (!wt) return -2;
-  if (transposed) /* A(c', (k, r, s)) as (k, r, s, c') */
-    rb_conv_transpose(dtype, g->k, cg, rs, w, wt);
-  else /* A(k, (c', r, s)) as (c', r, s, k): a class's taps are a block of it */
-    rb_conv_transpose(dtype, g->groups, kg, cg * rs, w, wt);
-  int rc = gather_convolution(dtype, order, cfg, g, transposed, wt, src, bias, dst);
-  free(wt);
   return rc;
 }
 
@@ -220,14 +254,14 @@ int rb_conv2d(int dtype, int order, rb_config cfg, const rb_conv_shape *g, const
               const void *w, const void *bias, void *y) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   if (g->n == 0 || g->k == 0) return 0;
-  return transposed_weights_run(dtype, order, cfg, g, 0, w, x, bias, y);
+  return gather_convolution(dtype, order, cfg, g, 0, w, x, bias, y);
 }
 
 int rb_conv2d_grad_input(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
                          const void *grad_y, const void *w, void *grad_x) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   if (g->n == 0 || g->c == 0 || g->h == 0 || g->w == 0) return 0;
-  return transposed_weights_run(dtype, order, cfg, g, 1, w, grad_y, NULL, grad_x);
+  return gather_convolution(dtype, order, cfg, g, 1, w, grad_y, NULL, grad_x);
 }
 
 /* The present outputs of tap r along an axis are a range [*p0, *p0 + count),

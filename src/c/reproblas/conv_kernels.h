@@ -4,16 +4,28 @@
 
 #include <stdint.h>
 
-/* Sequential gather gemm for few columns, reading A in place (no pack):
- * c[j*ldc + i] = the fma chain over t of a[aoff[t] + i] * b[t*ncols + j]
- * (from -0, so the first step is the rounded product), rows i in [i0, i1),
- * columns j < ncols, terms >= 1 (no terms is +0, not -0: the caller's case).
- * a, b, c: float or double by the table entry. */
-typedef void (*rb_conv_direct_fn)(int64_t i0, int64_t i1, int64_t ldc, int64_t terms,
-                                  int64_t ncols, const void *a, const int64_t *aoff,
-                                  const void *b, void *c);
+/* Implicit-gemm micro-kernel of the sequential order: continues the fma
+ * chains of the MR x nc tiles (1 <= nc <= nr) of the first mp of np panels
+ * over nt terms, reading the B operand straight from the source (no im2col
+ * buffer): for panel m < mp, column j, row r < MR and t ascending,
+ *   acc[(m*nr + j)*MR + r] = fma(ap[m*pstride + aidx[t] + r], src[toff[t] + co[j]], ...)
+ * ap: packed panels of A (MR rows per term, aidx[t] its element offset);
+ * acc starts at -0 for a new chain (fma(a, b, -0) is the rounded product,
+ * SPEC §2's S_0). Returns mp (1 <= mp <= np: the kernel takes several panels
+ * at once when the tile is narrow). ap, src, acc: float or double by the
+ * table entry. */
+typedef int (*rb_conv_tile_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,
+                               const void *ap, int64_t pstride, const void *src,
+                               const int64_t *co, int nc, int np, void *acc);
+/* Packs rows [0, nrows) (nrows <= MR) of A into one panel: d[t*MR + r] =
+ * A(r, t) for t < terms, rows past nrows +0, where A(i, t) =
+ * a[i*a_rs + (t / tin)*t_os + t % tin] (runs of tin contiguous terms). */
+typedef void (*rb_conv_pack_fn)(int64_t terms, int64_t nrows, const void *a, int64_t a_rs,
+                                int64_t tin, int64_t t_os, void *d);
 typedef struct {
-  rb_conv_direct_fn direct_f32, direct_f64;
+  rb_conv_tile_fn tile_f32, tile_f64;
+  rb_conv_pack_fn pack_f32, pack_f64;
+  int mr_f32, mr_f64, nr; /* tile rows per dtype, most columns */
 } rb_conv_kernels;
 
 extern const rb_conv_kernels rb_conv_scalar, rb_conv_avx2, rb_conv_avx512;
