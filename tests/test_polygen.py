@@ -152,3 +152,60 @@ def test_sincos_big_pieces_reduce_exactly():
                 diff = approx - x * eight_pi
                 diff -= 16 * gmpy2.rint(diff / 16)  # only multiples of 16 may be dropped
                 assert abs(diff) < 2.0 ** -100
+
+
+def test_fit_linear_meets_its_constraints():
+    """Two 'polynomials' with columns of very different scales, fitted jointly."""
+    rng = np.random.default_rng(4)
+    r = rng.uniform(-0.2, 0.2, 300)
+    a, b = rng.uniform(-1, 1, 300), rng.uniform(-1, 1, 300)
+    u = r * r
+    cols = np.stack([a * u, a * u * u, b * r * u, b * r * u * u], axis=1)
+    want = np.array([-0.5, 1 / 24, -1 / 6, 1 / 120])
+    v = cols @ want
+    width = 1e-12 * (np.abs(v) + 1e-6)
+    lo, hi = v - width, v + 0.3 * width  # asymmetric: want is not the centre
+    # the LP works on a correction to base, which must be close (as a minimax fit is)
+    coeffs, margin = core.fit_linear(cols, lo, hi, base=want * (1 + np.array([3, -2, 1, 5]) * 1e-11))
+    assert margin > 0
+    with gmpy2.context(precision=300):
+        for row, l, h in zip(cols, lo, hi):
+            p = sum(gmpy2.mpfr(float(x)) * gmpy2.mpfr(float(c)) for x, c in zip(row, coeffs))
+            assert l <= p <= h
+    # contradictory constraints on one column: the best margin is negative
+    _, margin = core.fit_linear(np.array([[1.0], [1.0]]), np.array([0.0, 2.0]),
+                                np.array([1.0, 3.0]), base=[0.0])
+    assert margin < 0
+
+
+def test_sincos_tables_regenerate_bit_for_bit(tmp_path):
+    path = _load("sincos").write_tables(str(tmp_path))
+    with open(path) as fh, open(os.path.join(core.COEFF_DIR, "sincos_table.h")) as ref:
+        assert fh.read() == ref.read()
+
+
+def test_sincos_committed_fit_on_a_stride_of_inputs():
+    """The harness (committed coefficients, sincos_harness.h) against libm/MPFR on
+    every 9973rd input of the fit's domain, for sin and cos; its A, B, r rebuild
+    the fast path's double through the compensation."""
+    sincos = _load("sincos")
+    for fn, off in sincos.FUNCS.items():
+        h = core.Harness(sincos.spec(fn, np.zeros(sincos.NC + sincos.NS)), committed=True)
+        try:
+            bad, _ = h.check(9973)
+            assert bad.size == 0, (fn, [hex(b) for b in bad[:5]])
+            bits = core.domain_points(sincos.DOMAIN, 2000)
+            a, b, r = sincos.Terms(h, off).terms(bits)
+            assert np.all(np.abs(r) <= sincos.R_MAX)
+            got, special = h.eval(bits)
+            assert not special.any()
+            want = core.mpfr_f32(getattr(gmpy2, fn), bits)
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+            with gmpy2.context(precision=200):
+                f = getattr(gmpy2, fn)
+                for i in range(0, bits.size, 97):  # A cos r + B sin r ~ f(x)
+                    x = gmpy2.mpfr(float(bits[i:i + 1].view(np.float32)[0]))
+                    approx = a[i] * gmpy2.cos(gmpy2.mpfr(r[i])) + b[i] * gmpy2.sin(gmpy2.mpfr(r[i]))
+                    assert abs(approx - f(x)) < 2.0 ** -48
+        finally:
+            h.close()

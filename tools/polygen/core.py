@@ -83,17 +83,35 @@ def fit_intervals(r, lo, hi, exponents, base=None):
     scale = float(np.max(np.abs(r))) or 1.0
     mono = _monomials(r, exponents, scale)
     p0 = mono @ (base * scale ** np.array(exponents, dtype=np.float64))
+    d, t = _fit_correction(mono, p0, lo, hi)
+    coeffs = base + d / scale ** np.array(exponents, dtype=np.float64)
+    return coeffs, t
+
+
+def _fit_correction(cols, p0, lo, hi):
+    """(d, t): p0 + cols@d in [lo, hi] with the largest margin t (in half-widths)."""
     half = (hi - lo) / 2
     unit = float(np.median(half))
     # Correction d (in units of `unit`) and margin t (in half-widths):
-    #   p0 + unit*(mono@d) - t*half >= lo   and   p0 + unit*(mono@d) + t*half <= hi
-    a = np.vstack([np.hstack([-mono, (half / unit)[:, None]]),
-                   np.hstack([mono, (half / unit)[:, None]])])
+    #   p0 + unit*(cols@d) - t*half >= lo   and   p0 + unit*(cols@d) + t*half <= hi
+    a = np.vstack([np.hstack([-cols, (half / unit)[:, None]]),
+                   np.hstack([cols, (half / unit)[:, None]])])
     b = np.concatenate([(p0 - lo) / unit, (hi - p0) / unit])
-    v = _solve(a, b, len(exponents) + 1)
-    d, t = v[:-1], v[-1]
-    coeffs = base + unit * d / scale ** np.array(exponents, dtype=np.float64)
-    return coeffs, t
+    v = _solve(a, b, cols.shape[1] + 1)
+    return unit * v[:-1], v[-1]
+
+
+def fit_linear(cols, lo, hi, base):
+    """fit_intervals for a value linear in the coefficients with any columns:
+    c with lo_i <= sum_j cols[i, j] c_j <= hi_i (several polynomials fitted
+    jointly, say). Returns (c, margin) as fit_intervals."""
+    cols = np.asarray(cols, dtype=np.float64)
+    base = np.asarray(base, dtype=np.float64)
+    scale = np.max(np.abs(cols), axis=0)
+    scale[scale == 0] = 1.0
+    d, t = _fit_correction(cols / scale, cols @ base, np.asarray(lo, np.float64),
+                           np.asarray(hi, np.float64))
+    return base + d / scale, t
 
 
 def fit_minimax(r, f_exact, exponents, base=None, relative=True):
@@ -246,6 +264,7 @@ class FunctionSpec:
     write_headers: object     # callable(coeffs, directory): writes the coefficient headers
     libm_err: str = "0x1p-50" # relative error bound of libm_ref (conservative)
     poly_offset: int = 0      # index of the first coefficient in poly_symbol (piecewise tables)
+    harness_extra: str = ""   # a C header (absolute path) with the function's own harness exports
 
 
 def domain_size(domain) -> int:
@@ -296,6 +315,8 @@ class Harness:
         defs = {"CR_H_HEADER": f'"{spec.header}"', "CR_H_REDUCE": spec.reduce,
                 "CR_H_COMP": spec.compensate, "CR_H_FAST": spec.fast,
                 "CR_H_REF": spec.libm_ref, "CR_H_REF_ERR": spec.libm_err}
+        if spec.harness_extra:
+            defs["CR_H_EXTRA"] = f'"{spec.harness_extra}"'
         # -march=native only makes fma() and rint() single instructions: with
         # -ffp-contract=off every operation stays the one the source writes.
         cmd = [cc, "-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-march=native",

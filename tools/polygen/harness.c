@@ -20,6 +20,9 @@
 #define CR_TABLE(type, name) type name
 #include "crlibm/vec/scalar.h"
 #include CR_H_HEADER
+#ifdef CR_H_EXTRA /* -DCR_H_EXTRA='"/abs/path.h"': the function's own exports */
+#include CR_H_EXTRA
+#endif
 
 void h_reduce(const float *x, double *r, double *comp, long n) {
   for (long i = 0; i < n; ++i) r[i] = CR_H_REDUCE((double)x[i], &comp[i]);
