@@ -39,21 +39,23 @@ def settle_time(threads):
     return 0.3 if threads > 1 else 0.0
 
 
-def interleaved_best(fns, repeat, budget, settle=0.0):
+def interleaved_best(fns, repeat, budget, settle=0.0, burst=3):
     """Best time of each function, calling them in turn `repeat` times (fewer
-    rounds once `budget` seconds have been spent). fns[0] is the baseline;
-    `settle` seconds pass after each of its calls (see settle_time); with a
-    settle, fns[0] and fns[1] each get one untimed call before their timed one,
-    so that both run warm, the baseline with its workers awake."""
+    rounds once `budget` seconds have been spent). fns[0] is the baseline.
+    With a `settle` (multi-threaded runs, see settle_time), each function's turn
+    is one untimed call (it wakes the threads that idled during the pauses) and
+    `burst` timed calls back to back, and a pause follows each turn: `settle`
+    after the baseline's, 10 ms after ours (our pool polls for 2 ms)."""
     best = [float("inf")] * len(fns)
     start = time.perf_counter()
     for r in range(repeat):
         for i, f in enumerate(fns):
-            if settle and i < 2:
-                f()  # untimed: wakes the baseline's workers; warms ours after the sleep
-            best[i] = min(best[i], timed(f))
-            if i == 0 and settle:
-                time.sleep(settle)
+            if settle:
+                f()
+            for _ in range(burst if settle else 1):
+                best[i] = min(best[i], timed(f))
+            if settle:
+                time.sleep(settle if i == 0 else 0.01)
         if r >= 1 and time.perf_counter() - start > budget:
             break
     return best

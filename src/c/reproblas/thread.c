@@ -20,9 +20,11 @@
 enum { RB_MAX_PARTS = 256 };
 /* Waits poll this long before they sleep: an idle worker for the next job
  * (calls in a loop then find it awake), the caller for the last part to end.
- * Waking a sleeping thread costs tens of microseconds, a large part of a
- * small gemm; an idle pool soon stops using CPU. */
-#define RB_SPIN_NS 200000L
+ * Waking a sleeping thread costs tens of microseconds on bare metal and up to
+ * about a millisecond in the VMs measured here, where 0.2 ms of polling left
+ * 2-thread gemm at n = 512 no faster than 1 thread (2 ms: 1.6-1.9x); an idle
+ * pool stops using CPU after that (OpenBLAS's workers poll for ~0.1 s). */
+#define RB_SPIN_NS 2000000L
 
 static void run_part(rb_part_fn fn, void *ctx, int part, int parts) {
   cr_fenv_t saved = cr_fenv_enter();
