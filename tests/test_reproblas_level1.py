@@ -299,3 +299,38 @@ def test_caller_ftz_daz_ignored():
         assert ref.same_bits(g, w)
     # the reference agrees: subnormals are honoured, not flushed
     assert ref.same_bits(want[0], ref.reduce("sum", x, None, "sequential"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pairwise_kernel_blocks(dtype, monkeypatch):
+    """The pairwise kernels fold blocks of W*W*4 terms (W lanes: 4 scalar,
+    64 float64 / 256 float32 AVX2, 256 / 1024 AVX-512) with a transposed
+    stream layout, and shorter stretches apart: lengths at and around block
+    multiples and the default piece (2^15), whole vectors in one kernel call;
+    then long vectors of special values (signed zeros, infinities, NaN,
+    subnormals), where every lane of a block carries one."""
+    _core.set_tuning(0, 0)
+    rng = np.random.default_rng(17)
+    for n in (64, 65, 255, 256, 257, 768, 1024 + 255, 2048, 5 * 1024 + 1, (1 << 15) - 1,
+              (1 << 15) + 257):
+        x, y = data(rng, n, dtype), data(rng, n, dtype)
+        for routine in REDUCTIONS:
+            yy = y if routine == "dot" else None
+            want = ref.reduce(routine, x, yy, "pairwise")
+            for isa in ISAS:
+                for threads in (1, 2):
+                    got = call(routine, x, yy, "pairwise", isa, threads, monkeypatch)
+                    assert ref.same_bits(got, want), (routine, isa, threads, n)
+    pool = np.array(SPECIALS[dtype], dtype=dtype)
+    for trial in range(12):
+        n = int(rng.integers(256, 3000))
+        choices = pool if trial % 2 else pool[np.isfinite(pool)]
+        if trial % 4 == 0:  # only zeros: the sign of the root depends on every term
+            choices = np.array([0.0, -0.0], dtype=dtype) if trial % 8 else np.array([-0.0], dtype)
+        x, y = rng.choice(choices, n), rng.choice(choices, n)
+        for routine in REDUCTIONS:
+            yy = y if routine == "dot" else None
+            want = ref.reduce(routine, x, yy, "pairwise")
+            for isa in ISAS:
+                got = call(routine, x, yy, "pairwise", isa, 1, monkeypatch)
+                assert ref.same_bits(got, want), (routine, isa, n, trial)

@@ -17,6 +17,7 @@
 #define vmin v32_min
 #define vnonzero_or v32_nonzero_or
 #define vpairadd v32_pairadd
+#define vtree_rows v32_tree_rows
 #define vfirst v32_first
 #define vnan_bits v32_nan_bits
 #define veq_bits v32_eq_bits

@@ -17,6 +17,7 @@
 #define vmin v64_min
 #define vnonzero_or v64_nonzero_or
 #define vpairadd v64_pairadd
+#define vtree_rows v64_tree_rows
 #define vfirst v64_first
 #define vnan_bits v64_nan_bits
 #define veq_bits v64_eq_bits

@@ -16,6 +16,7 @@
 #undef vmin
 #undef vnonzero_or
 #undef vpairadd
+#undef vtree_rows
 #undef vfirst
 #undef vnan_bits
 #undef veq_bits

@@ -32,6 +32,21 @@ CR_FN v32 v32_pairadd(v32 a, v32 b) {
                         _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), _MM_SHUFFLE(3, 1, 2, 0)));
 }
+/* Lane i = perfect tree over the 8 lanes of r[i] (8 x 8). Two shuffle-add
+ * rounds pair adjacent lanes, the sums landing in a fixed lane order that the
+ * next round pairs again ((r0 01, r0 23, r1 01, r1 23 | r0 45, ...), then
+ * (r0 0-3, r1 0-3, r2 0-3, r3 0-3 | r0 4-7, ...)); the 128-bit halves give
+ * the last level. 14 shuffles, against 21 for the same tree by v32_pairadd. */
+CR_FN v32 v32_tree_rows(const v32 *r) {
+  v32 s[4], u[2];
+  _Pragma("GCC unroll 4") for (int p = 0; p < 4; ++p)
+    s[p] = _mm256_add_ps(_mm256_shuffle_ps(r[2 * p], r[2 * p + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm256_shuffle_ps(r[2 * p], r[2 * p + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+  _Pragma("GCC unroll 2") for (int q = 0; q < 2; ++q)
+    u[q] = _mm256_add_ps(_mm256_shuffle_ps(s[2 * q], s[2 * q + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm256_shuffle_ps(s[2 * q], s[2 * q + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+  return _mm256_add_ps(_mm256_permute2f128_ps(u[0], u[1], 0x20), _mm256_permute2f128_ps(u[0], u[1], 0x31));
+}
 CR_FN float v32_first(v32 a) { return _mm256_cvtss_f32(a); }
 CR_FN unsigned v32_nan_bits(v32 a) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
 CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_EQ_OQ)); }
@@ -71,6 +86,12 @@ CR_FN v64 v64_nonzero_or(v64 a, v64 c) {
 CR_FN v64 v64_pairadd(v64 a, v64 b) {
   v64 s = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
   return _mm256_permute4x64_pd(s, _MM_SHUFFLE(3, 1, 2, 0));
+}
+/* 4 x 4: (r0 01, r1 01 | r0 23, r1 23), then the 128-bit halves. */
+CR_FN v64 v64_tree_rows(const v64 *r) {
+  v64 s0 = _mm256_add_pd(_mm256_unpacklo_pd(r[0], r[1]), _mm256_unpackhi_pd(r[0], r[1]));
+  v64 s1 = _mm256_add_pd(_mm256_unpacklo_pd(r[2], r[3]), _mm256_unpackhi_pd(r[2], r[3]));
+  return _mm256_add_pd(_mm256_permute2f128_pd(s0, s1, 0x20), _mm256_permute2f128_pd(s0, s1, 0x31));
 }
 CR_FN double v64_first(v64 a) { return _mm256_cvtsd_f64(a); }
 CR_FN unsigned v64_nan_bits(v64 a) { return (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q)); }

@@ -91,4 +91,23 @@ CR_FN void v64_transpose(v64 *r) {
     RB_X4_BLOCKS(_mm512_shuffle_f64x2, s[0][e], s[1][e], s[2][e], s[3][e], r[e], r[2 + e], r[4 + e], r[6 + e]);
 }
 
+/* Lane i = perfect tree over the lanes of r[i]: after the transpose every
+ * level of the tree is a lane-wise add. */
+CR_FN v32 v32_tree_rows(const v32 *r) {
+  v32 t[16];
+  _Pragma("GCC unroll 16") for (int i = 0; i < 16; ++i) t[i] = r[i];
+  v32_transpose(t);
+  _Pragma("GCC unroll 4") for (int w = 1; w < 16; w *= 2)
+    _Pragma("GCC unroll 16") for (int k = 0; k < 16; k += 2 * w) t[k] = _mm512_add_ps(t[k], t[k + w]);
+  return t[0];
+}
+CR_FN v64 v64_tree_rows(const v64 *r) {
+  v64 t[8];
+  _Pragma("GCC unroll 8") for (int i = 0; i < 8; ++i) t[i] = r[i];
+  v64_transpose(t);
+  _Pragma("GCC unroll 4") for (int w = 1; w < 8; w *= 2)
+    _Pragma("GCC unroll 8") for (int k = 0; k < 8; k += 2 * w) t[k] = _mm512_add_pd(t[k], t[k + w]);
+  return t[0];
+}
+
 #endif /* RB_LANES_AVX512_H */

@@ -23,6 +23,7 @@ CR_FN v32 v32_max(v32 a, v32 b) { return a > b ? a : b; }
 CR_FN v32 v32_min(v32 a, v32 b) { return a < b ? a : b; }
 CR_FN v32 v32_nonzero_or(v32 a, v32 c) { return a == 0 ? c : a; }
 CR_FN v32 v32_pairadd(v32 a, v32 b) { return a + b; }
+CR_FN v32 v32_tree_rows(const v32 *r) { return r[0]; } /* one lane */
 CR_FN float v32_first(v32 a) { return a; }
 CR_FN unsigned v32_nan_bits(v32 a) { return a != a; }
 CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return a == b; }
@@ -41,6 +42,7 @@ CR_FN v64 v64_max(v64 a, v64 b) { return a > b ? a : b; }
 CR_FN v64 v64_min(v64 a, v64 b) { return a < b ? a : b; }
 CR_FN v64 v64_nonzero_or(v64 a, v64 c) { return a == 0 ? c : a; }
 CR_FN v64 v64_pairadd(v64 a, v64 b) { return a + b; }
+CR_FN v64 v64_tree_rows(const v64 *r) { return r[0]; }
 CR_FN double v64_first(v64 a) { return a; }
 CR_FN unsigned v64_nan_bits(v64 a) { return a != a; }
 CR_FN unsigned v64_eq_bits(v64 a, v64 b) { return a == b; }
