@@ -9,7 +9,8 @@ REPROBLAS_NUM_THREADS for reproblas and threadpoolctl for OpenBLAS. Prints
 ns/element, GB/s of input read and the ratio reproblas time / counterpart
 time (> 1: reproblas is slower).
 
-    PYTHONPATH=. python tools/bench_reproblas.py [--log2n 24] [--threads 1 2] [--json FILE]
+    PYTHONPATH=. python tools/bench_reproblas.py [--log2n 24] [--threads 1 2] [--repeat 5]
+        [--routines dot sum asum nrm2] [--orders sequential pairwise] [--json FILE]
 """
 import argparse
 import os
@@ -19,7 +20,7 @@ import numpy as np
 
 import reproblas as rb
 from bench_reproblas_gemm import interleaved_best, settle_time
-from bench_json import machine_info, write
+from bench_json import add_run_options, machine_info, write
 
 
 def blas_nrm2(x):
@@ -53,11 +54,9 @@ def reproblas_calls(x, y, order):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--log2n", type=int, default=24)
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--budget", type=float, default=10.0, help="seconds per row, soft")
-    ap.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
-    ap.add_argument("--json", metavar="FILE", help="also write machine info and rows as JSON")
+    add_run_options(ap, repeat=5, budget=10.0, dtypes=["float32", "float64"],
+                    routines=["dot", "sum", "asum", "nrm2"],
+                    routine_choices=["dot", "sum", "asum", "nrm2"])
     args = ap.parse_args()
     try:
         from threadpoolctl import threadpool_limits, threadpool_info
@@ -79,8 +78,10 @@ def main():
             limit = threadpool_limits(threads) if threadpool_limits else None
             try:
                 bases = numpy_counterparts(x, y)
-                for order in ("sequential", "pairwise"):
+                for order in args.orders:
                     for name, f in reproblas_calls(x, y, order).items():
+                        if name not in args.routines:
+                            continue
                         tb, t = interleaved_best([bases[name], f], args.repeat, args.budget,
                                                  settle_time(threads))
                         nbytes = x.nbytes * (2 if name == "dot" else 1)
