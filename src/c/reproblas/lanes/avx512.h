@@ -92,22 +92,19 @@ CR_FN void v64_transpose(v64 *r) {
 }
 
 /* Lane i = perfect tree over the lanes of r[i]: after the transpose every
- * level of the tree is a lane-wise add. */
-CR_FN v32 v32_tree_rows(const v32 *r) {
-  v32 t[16];
-  _Pragma("GCC unroll 16") for (int i = 0; i < 16; ++i) t[i] = r[i];
-  v32_transpose(t);
-  _Pragma("GCC unroll 4") for (int w = 1; w < 16; w *= 2)
-    _Pragma("GCC unroll 16") for (int k = 0; k < 16; k += 2 * w) t[k] = _mm512_add_ps(t[k], t[k + w]);
-  return t[0];
-}
-CR_FN v64 v64_tree_rows(const v64 *r) {
-  v64 t[8];
-  _Pragma("GCC unroll 8") for (int i = 0; i < 8; ++i) t[i] = r[i];
-  v64_transpose(t);
-  _Pragma("GCC unroll 4") for (int w = 1; w < 8; w *= 2)
-    _Pragma("GCC unroll 8") for (int k = 0; k < 8; k += 2 * w) t[k] = _mm512_add_pd(t[k], t[k + w]);
-  return t[0];
-}
+ * level of the tree is a lane-wise add. P: v32 or v64, the type and prefix. */
+#define RB_TREE_ROWS(P, LANES)                                                   \
+  CR_FN P P##_tree_rows(const P *r) {                                            \
+    P t[LANES];                                                                  \
+    _Pragma("GCC unroll 16") for (int i = 0; i < LANES; ++i) t[i] = r[i];        \
+    P##_transpose(t);                                                            \
+    _Pragma("GCC unroll 4") for (int w = 1; w < LANES; w *= 2)                   \
+      _Pragma("GCC unroll 16") for (int k = 0; k < LANES; k += 2 * w)            \
+        t[k] = P##_add(t[k], t[k + w]);                                          \
+    return t[0];                                                                 \
+  }
+RB_TREE_ROWS(v32, RB_W32)
+RB_TREE_ROWS(v64, RB_W64)
+#undef RB_TREE_ROWS
 
 #endif /* RB_LANES_AVX512_H */
