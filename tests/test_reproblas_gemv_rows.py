@@ -1,0 +1,94 @@
+"""Row-major gemv (k contiguous) on shapes large enough for the one-group
+row kernel (float32, a thread's rows x k x 4 bytes >= 2 MiB, gemv_rows.inc),
+which the small shapes of test_reproblas_gemm.py never reach: against the
+literal SPEC reference on sampled rows, against the same rows computed in
+small calls (the two-group kernel: SPEC's batch invariance), and across CPU
+paths (the portable path has no row kernel) and thread counts (1 and 2
+threads take different kernels here)."""
+import numpy as np
+import pytest
+
+import reproblas as rb
+from reproblas import _core
+import test_reproblas_reference as ref
+from test_reproblas_gemm import ISAS, ORDERS, data, layout
+
+ONE_GROUP_BYTES = 2 << 20  # RB_GV_ONE_GROUP_BYTES
+
+
+def big_operands(rng, m, k, dtype):
+    """Spread values, special values in A (zeros and tiny values in x), a row of -0 and a row of huge
+    values (overflow to inf), rows not a multiple of any W, k with a tail."""
+    fin = np.finfo(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, fin.max, -fin.max,
+                         fin.smallest_subnormal, -fin.tiny], dtype=dtype)
+    a = data(rng, (m, k), dtype)
+    a.flat[rng.integers(0, a.size, 40)] = rng.choice(specials, 40)
+    a[5] = -0.0
+    a[m - 2] = fin.max
+    x = data(rng, k, dtype)  # finite: an inf or NaN in x would reach every row
+    x[[3, 7, 9]] = [-0.0, fin.smallest_subnormal, -fin.tiny]
+    return a, x
+
+
+def check_rows_against_reference(got, alpha, a, x, beta, y, order, rows):
+    for i in rows:
+        want = ref.gemv(alpha, a[i:i + 1], x, beta, None if y is None else y[i:i + 1],
+                        order=order)
+        assert ref.same_bits(got[i:i + 1], want), i
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_large_row_major_gemv(order, monkeypatch):
+    dtype = np.float32
+    rng = np.random.default_rng([21, ORDERS.index(order)])
+    m, k = 1157, 1101  # 5.1 MB: one thread and two threads both take the one-group kernel
+    assert (m // 2 - 64) * k * 4 >= ONE_GROUP_BYTES  # halves split on 64-row tiles
+    a, x = big_operands(rng, m, k, dtype)
+    y = data(rng, m, dtype)
+    alpha, beta = -0.75, 1.5
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
+    got = rb.gemv(alpha, a, x, beta, y, order=order)
+    assert np.isnan(got).any() and np.isinf(got).any()  # the specials reached the result
+    # group edges, the -0 and the huge row, and the rows after the last whole group
+    edge = [0, 1, 5, 7, 8, 15, 16, 511, m - 5, m - 4, m - 2, m - 1]
+    check_rows_against_reference(got, alpha, a, x, beta, y, order, edge)
+    # the same rows in calls of 24 rows (0.1 MB: the two-group kernel)
+    small = np.concatenate([rb.gemv(alpha, a[r:r + 24], x, beta, y[r:r + 24], order=order)
+                            for r in range(0, m, 24)])
+    assert ref.same_bits(got, small)
+    # every path and thread count; x strided (gathered), A with negative strides
+    # (both: not the row kernel; rows only: the row kernel walking rows backwards)
+    xs = layout(x, "strided")
+    a_neg = layout(a, "negative")
+    for isa in ISAS:
+        monkeypatch.setenv("REPROBLAS_ISA", isa)
+        for threads in (1, 2, 3, 4):
+            monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+            assert ref.same_bits(rb.gemv(alpha, a, xs, beta, y, order=order), got), (isa, threads)
+            assert ref.same_bits(rb.gemv(alpha, a_neg, x, beta, y, order=order), got), (isa, threads)
+            assert ref.same_bits(rb.gemv(alpha, a[::-1], x, beta, y[::-1], order=order),
+                                 got[::-1]), (isa, threads)
+
+
+def test_one_group_threshold_and_small_tunings(monkeypatch):
+    """Around the byte threshold (float32), with a one-row thread split
+    (min_work = 1, so up to 4 parts): every split and path gives the bits of
+    the reference on sampled rows and of one single-threaded call."""
+    dtype = np.float32
+    rng = np.random.default_rng(22)
+    k = 1021
+    for m in (ONE_GROUP_BYTES // (4 * k), ONE_GROUP_BYTES // (4 * k) + 1, 2 * 520 + 3):
+        a, x = big_operands(rng, m, k, dtype)
+        monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
+        want = rb.gemv(1.0, a, x)
+        check_rows_against_reference(want, 1.0, a, x, 0.0, None, "sequential", [0, m // 2, m - 1])
+        try:
+            _core.set_l3_tuning(0, 0, 0, 1)
+            for isa in ISAS:
+                monkeypatch.setenv("REPROBLAS_ISA", isa)
+                for threads in (1, 2, 3, 4):
+                    monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+                    assert ref.same_bits(rb.gemv(1.0, a, x), want), (m, isa, threads)
+        finally:
+            _core.set_l3_tuning()
