@@ -50,8 +50,8 @@ CR_FN vl vl_shr(vl a, int n) { return _mm256_srli_epi64(a, n); }
 CR_FN vm vl_eq(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)); }
 CR_FN vm vl_gt(vl a, vl b) { return _mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)); }
 /* t[idx] by four scalar loads: vgatherqpd is slow on many CPUs (microcoded on
- * AMD, and the gather (GDS) mitigation on Intel); four loads and two inserts
- * are faster everywhere we measured. */
+ * AMD, and the gather (GDS) mitigation on Intel); on the AMD EPYC we measured,
+ * four loads and two inserts made exp 1.3x and huge-argument sin 1.5x faster. */
 CR_FN vd vd_gather(const double *t, vl idx) {
   __m128i lo = _mm256_castsi256_si128(idx), hi = _mm256_extracti128_si256(idx, 1);
   __m128d a = _mm_loadh_pd(_mm_load_sd(t + _mm_cvtsi128_si64(lo)), t + _mm_extract_epi64(lo, 1));
