@@ -109,3 +109,21 @@ def test_memory_orders(fname, use_isa):
 def test_supported_paths_listed():
     assert "scalar" in SUPPORTED_ISAS
     assert crlibm_py.best_isa() in SUPPORTED_ISAS
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos"])
+def test_sincos_block_modes(fn, isa):
+    """sin and cos pick, per block of the kernel, the body with or without the reduction for
+    |x| >= 2^32 (and inf, NaN); an element's bits never depend on its neighbours: ordinary
+    values in blocks with and without a big lane give what they give alone, on every path."""
+    rng = np.random.default_rng(13)
+    x = rng.uniform(-100, 100, 1024).astype(np.float32)
+    big = np.array([2.0 ** 32, -2.0 ** 32, 3e9 * 2, 1e30, -1e38, np.inf, -np.inf, np.nan],
+                   dtype=np.float32)
+    # a big value every 3*37 elements: blocks of every width get both kinds, at every lane
+    where = np.arange(5, x.size, 111)
+    x[where] = big[np.arange(where.size) % big.size]
+    x[700:740] = np.float32(4294967040.0)  # the largest float below 2^32 (ordinary)
+    got = apply(fn, isa, x).view(np.uint32)
+    alone = np.array([apply(fn, isa, x[i:i + 1]).view(np.uint32)[0] for i in range(x.size)])
+    assert_same_bits(got.view(np.float32), alone, x, f"{fn} on {isa}: array vs one by one")

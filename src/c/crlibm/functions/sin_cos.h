@@ -70,11 +70,20 @@ CR_FN vd cr_sincos_reduce_big(vd x, vd shift, vd *t) {
   return vd_add(rh, rl);
 }
 
+/* How the reduction treats lanes with |x| >= 2^32, inf and NaN ("big"):
+ * CR_SINCOS_ANY branches per vector (rare in most data: a branch, not always
+ * both); the array kernels decide per block instead (kernels.inc) and use
+ * the branch-free forms, which the compiler can interleave across vectors:
+ * CR_SINCOS_NONE (the caller checked that no lane is big) or CR_SINCOS_ALL
+ * (always run the big reduction and blend). Every lane gets the same bits
+ * in each form. */
+enum { CR_SINCOS_ANY, CR_SINCOS_NONE, CR_SINCOS_ALL };
+
 /* The reduction: r (returned) and A = sin(j*pi/8), B = cos(j*pi/8) for
  * x = k*pi/8 + r, j = k + off mod 16, off = 0 (sin) or 4 (cos). Inf and NaN
  * lanes compute garbage (table lookups stay in range whatever the index) and
  * are set in *nonfinite. */
-CR_FN vd cr_sincos_reduce(vd x, double off, vd *a, vd *b, vm *nonfinite) {
+CR_FN vd cr_sincos_reduce_mode(vd x, double off, vd *a, vd *b, vm *nonfinite, int mode) {
   /* t = rint(x*8/pi) + shifter + off: for |x*8/pi| < 2^51 its low mantissa
    * bits are k + off mod 2^51, which index the tables. */
   vd shift = vd_set(CR_SHIFTER + off);
@@ -85,7 +94,7 @@ CR_FN vd cr_sincos_reduce(vd x, double off, vd *a, vd *b, vm *nonfinite) {
   r = vd_fma(kd, vd_set(-cr_sincos_pi8[2]), r);
   vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_BIG)));
   *nonfinite = big; /* all clear unless some lane is big */
-  if (vm_bits(big) != 0) { /* rare in most data: a branch, not always both */
+  if (mode == CR_SINCOS_ALL || (mode == CR_SINCOS_ANY && vm_bits(big) != 0)) {
     vd tb, rb = cr_sincos_reduce_big(x, shift, &tb);
     t = vd_select(big, tb, t);
     r = vd_select(big, rb, r);
@@ -94,6 +103,10 @@ CR_FN vd cr_sincos_reduce(vd x, double off, vd *a, vd *b, vm *nonfinite) {
   *a = vd_lookup16(cr_sincos_fast_sin, vd_as_vl(t));
   *b = vd_lookup16(cr_sincos_fast_cos, vd_as_vl(t));
   return r;
+}
+
+CR_FN vd cr_sincos_reduce(vd x, double off, vd *a, vd *b, vm *nonfinite) {
+  return cr_sincos_reduce_mode(x, off, a, b, nonfinite, CR_SINCOS_ANY);
 }
 
 /* The polynomial part u*(A*pc(u) + B*r*ps(u)), u = r^2, with pc(u) ~
@@ -113,19 +126,40 @@ CR_FN vd cr_sincos_compensate(vd poly, vd a, vd b, vd r) {
 
 /* y ~ sin(x + off*pi/8); only inf and NaN lanes are flagged. Each function
  * has its own pc, ps (sin's block of cr_sincos_poly first). */
-CR_FN vd cr_sincos_fast(vd x, double off, vm *special) {
+CR_FN vd cr_sincos_fast(vd x, double off, vm *special, int mode) {
   const double *c = cr_sincos_poly + (off != 0.0 ? CR_SINCOS_NC + CR_SINCOS_NS : 0);
-  vd a, b, r = cr_sincos_reduce(x, off, &a, &b, special);
+  vd a, b, r = cr_sincos_reduce_mode(x, off, &a, &b, special, mode);
   return cr_sincos_compensate(cr_sincos_poly_part(a, b, r, c), a, b, r);
 }
 
-CR_FN vd cr_sin_fast(vd x, vm *special) {
-  vd y = cr_sincos_fast(x, 0.0, special);
+CR_FN vd cr_sin_fast_mode(vd x, vm *special, int mode) {
+  vd y = cr_sincos_fast(x, 0.0, special, mode);
   *special = vm_or(*special, vd_eq(x, vd_set(0.0))); /* y = +0 for x = -0 */
   return y;
 }
+CR_FN vd cr_cos_fast_mode(vd x, vm *special, int mode) {
+  return cr_sincos_fast(x, 4.0, special, mode);
+}
 
-CR_FN vd cr_cos_fast(vd x, vm *special) { return cr_sincos_fast(x, 4.0, special); }
+CR_FN vd cr_sin_fast(vd x, vm *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_ANY); }
+CR_FN vd cr_cos_fast(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_ANY); }
+
+/* The branch-free forms for the array kernels (see CR_SINCOS_ANY). */
+CR_FN vd cr_sin_fast_small(vd x, vm *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_NONE); }
+CR_FN vd cr_sin_fast_big(vd x, vm *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_ALL); }
+CR_FN vd cr_cos_fast_small(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_NONE); }
+CR_FN vd cr_cos_fast_big(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_ALL); }
+
+/* Whether any of the n floats at x (n a multiple of VFW) is big: |x| >= 2^32,
+ * inf or NaN, i.e. magnitude bits above those of the float below 2^32. */
+CR_FN int cr_sincos_any_big(const float *x, int n) {
+  unsigned bits = 0;
+  for (int i = 0; i < n; i += VFW) {
+    vi mag = vi_and(vf_as_vi(vf_load(x + i)), vi_set(0x7FFFFFFF));
+    bits |= vmf_bits(vi_gt(mag, vi_set(0x4F7FFFFF)));
+  }
+  return bits != 0;
+}
 
 /* Only NaN, +-inf and, for sin, +-0 reach these (see cr_sin_fast). */
 CR_FN int cr_sincos_nonfinite(float x) { return (cr_f32_bits(x) & 0x7FFFFFFFu) >= 0x7F800000u; }
