@@ -7,9 +7,9 @@ Then it asks the same questions of NumPy's BLAS (OpenBLAS in NumPy's wheels): do
 ``a @ b`` change when it is computed alone, or with another thread count?
 """
 import argparse
-import contextlib
 import hashlib
 import os
+from unittest import mock
 
 import numpy as np
 
@@ -22,18 +22,9 @@ def digest(y):
     return hashlib.sha256(np.ascontiguousarray(y).tobytes()).hexdigest()[:16]
 
 
-@contextlib.contextmanager
 def environ(**values):
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update({k: str(v) for k, v in values.items()})
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    """Set environment variables for the duration of a `with` block."""
+    return mock.patch.dict(os.environ, {k: str(v) for k, v in values.items()})
 
 
 def cpu_paths():
