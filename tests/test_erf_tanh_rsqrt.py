@@ -1,5 +1,6 @@
 """erf, tanh and rsqrt where their code changes regime, against MPFR on every path;
 the scalar-call benchmark baseline; one RLIBM interval of erf regenerated bit for bit."""
+import math
 import os
 import re
 import sys
@@ -39,10 +40,16 @@ def test_erf_interval_boundaries():
     _check_every_path("erf", np.concatenate([b, b | np.uint32(0x80000000)]))
 
 
-def test_tanh_range_boundaries():
-    """The small polynomial's fitted range starts at 2^-12, the exp formula takes over at
-    0.25, and from 0x41102cb4 (excluded from the fit: checked here) every result is 1."""
-    b = _with_neighbours([_bits(2.0 ** -12), _bits(0.25), 0x41102CB4], k=3)
+def test_tanh_regime_boundaries():
+    """tanh.h's reduction 2a = k ln2 + r switches k at a = (k + 1/2) ln2 / 2 (k = 0..26);
+    the fitted range starts at 2^-12 (below it every result is a, checked here on every
+    binade down to the subnormals); from 0x41102cb4 (excluded from the fit) every result
+    is 1."""
+    switches = [_bits((k + 0.5) * math.log(2) / 2) for k in range(27)]
+    b = _with_neighbours(switches + [_bits(2.0 ** -12), 0x41102CB4], k=3)
+    exponent = np.arange(0, 0x73, dtype=np.uint32)[:, None] << 23  # below 2^-12, + subnormals
+    tiny = (exponent | np.array([1, 2, 0x2AAAAA, 0x555555, 0x7FFFFF], dtype=np.uint32)).ravel()
+    b = np.concatenate([b, tiny])
     _check_every_path("tanh", np.concatenate([b, b | np.uint32(0x80000000)]))
 
 

@@ -64,6 +64,26 @@ def test_invert_increasing_is_exact():
     assert np.all(scale * p_hi <= hi) and np.all(scale * np.nextafter(p_hi, np.inf) > hi)
 
 
+def test_invert_increasing_in_a_bracket():
+    """tanh's compensation E/(E + 2), E = s p + s - 1, turns around below p = -1: within
+    the bracket the inverted intervals are exact; over all doubles the bisection is lost."""
+    rng = np.random.default_rng(4)
+    s = 2.0 ** rng.integers(0, 11, 400)
+    p_true = rng.uniform(-0.29, 0.41, 400)
+
+    def g(p):
+        e = s * p + (s - 1)
+        return e / (e + 2)
+
+    lo, hi = core.f32_rounding_intervals(g(p_true).astype(np.float32))
+    p_lo, p_hi = core.invert_increasing(g, lo, hi, bracket=(-0.5, 1.0))
+    assert np.all((p_lo <= p_true) & (p_true <= p_hi))
+    assert np.all(g(p_lo) >= lo) and np.all(g(np.nextafter(p_lo, -np.inf)) < lo)
+    assert np.all(g(p_hi) <= hi) and np.all(g(np.nextafter(p_hi, np.inf)) > hi)
+    lost, _ = core.invert_increasing(g, lo, hi)
+    assert np.any(lost != p_lo)
+
+
 def test_exp_table_header_regenerates_bit_for_bit(tmp_path):
     path = exp.write_table(exp.TABLE_BITS, str(tmp_path))
     with open(path) as fh, open(os.path.join(core.COEFF_DIR, "exp_table.h")) as ref:

@@ -265,6 +265,7 @@ class FunctionSpec:
     libm_err: str = "0x1p-50" # relative error bound of libm_ref (conservative)
     poly_offset: int = 0      # index of the first coefficient in poly_symbol (piecewise tables)
     harness_extra: str = ""   # a C header (absolute path) with the function's own harness exports
+    p_bracket: tuple = None   # (lo, hi): polynomial values where compensate is increasing (default: all)
 
 
 def domain_size(domain) -> int:
@@ -477,13 +478,14 @@ def sweep(spec: FunctionSpec, fn_name: str, chunk_bits: int = 24, log=print):
     return wrong
 
 
-def invert_increasing(g, lo, hi):
+def invert_increasing(g, lo, hi, bracket=None):
     """Per element, the doubles p with g(p) in [lo, hi], as (p_lo, p_hi).
 
     g maps a float64 array elementwise and is increasing (not necessarily
     strictly); found by bisection over the ordered bit patterns of finite
     doubles, so it is exact whatever the rounding inside g. Empty
-    intervals come back with p_lo > p_hi."""
+    intervals come back with p_lo > p_hi. bracket: (p_min, p_max), the search
+    range when g is increasing only there (default: every finite double)."""
     mask = np.uint64(0x7FFFFFFFFFFFFFFF)
     sign = np.uint64(1 << 63)
 
@@ -494,7 +496,9 @@ def invert_increasing(g, lo, hi):
     def from_key(k):
         return np.where(k & sign, k & mask, ~k).view(np.float64)
 
-    kmin, kmax = to_key(-np.finfo(np.float64).max), to_key(np.finfo(np.float64).max)
+    big = np.finfo(np.float64).max
+    kmin, kmax = to_key(-big if bracket is None else bracket[0]), to_key(big if bracket is None
+                                                                        else bracket[1])
 
     def first(pred):  # smallest key with pred(g(p)) true, pred monotone false->true
         a = np.full(len(lo), kmin, dtype=np.uint64)
@@ -537,7 +541,8 @@ def _fit_sample(spec, h, bits, cache, shrink, base):
         y = mpfr_f32(spec.mpfr_fn, new)
         lo, hi = f32_rounding_intervals(y)
         r, comp = h.reduce(new)
-        p_lo, p_hi = invert_increasing(lambda p, c=comp: h.compensate(p, c), lo, hi)
+        p_lo, p_hi = invert_increasing(lambda p, c=comp: h.compensate(p, c), lo, hi,
+                                       spec.p_bracket)
         for i, b in enumerate(new.tolist()):
             cache[b] = (r[i], p_lo[i], p_hi[i], y[i])
     rows = np.array([cache[b][:3] for b in bits.tolist()])

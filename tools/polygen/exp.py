@@ -33,7 +33,13 @@ def table_values(bits):
 
 
 def write_table(bits, directory=core.COEFF_DIR):
+    """exp_table.h: CR_EXP_TABLE_BITS and, for bits > 0, the table 2^(j/N)."""
     n = 1 << bits
+    if bits == 0:  # exp.h builds 2^k from its bits: no table
+        return core.write_header("exp_table.h", "No table: exp.h builds the scale 2^k from its "
+                                 "exponent bits.", "python tools/polygen.py exp-table", [],
+                                 defines=[("CR_EXP_TABLE_BITS", 0, "N = 1, no table")],
+                                 directory=directory)
     table = core.Table("cr_exp_table", table_values(bits), [f"2^({j}/{n})" for j in range(n)])
     return core.write_header("exp_table.h", f"2^(j/{n}) for j = 0..{n - 1}, each rounded to the "
                              "nearest double.", "python tools/polygen.py exp-table", [table],
@@ -43,7 +49,8 @@ def write_table(bits, directory=core.COEFF_DIR):
 
 def write_poly(coeffs, bits, directory=core.COEFF_DIR, note=""):
     n = 1 << bits
-    summary = (f"exp(r) ~ p(r) = sum c_i r^i, |r| <= ~ln2/{2 * n}, for the {n}-entry table.\n"
+    table = f"the {n}-entry table" if bits else "no table"
+    summary = (f"exp(r) ~ p(r) = sum c_i r^i, |r| <= ~ln2/{2 * n}, for {table}.\n"
                "Fitted (RLIBM) so that the double scale * p(r) rounds to the correctly\n"
                "rounded float for every input of exp's fast path" + (f"; {note}" if note else "")
                + ".")

@@ -19,18 +19,38 @@
 /* Below this, exp(x) < 2^-150 rounds to +0 (exp(-104) ~ 6.8e-46 < 2^-150). */
 #define CR_EXP_MIN (-104.0)
 
+#define CR_EXP_INV_LN2 0x1.71547652b82fep+0 /* 1/ln2 */
+#define CR_EXP_LN2_HI 0x1.62e42fefa39efp-1  /* ln2, high part */
+#define CR_EXP_LN2_LO 0x1.abc9e3b39803fp-56 /* ln2 - HI */
+
 /* Powers of two times the N = 1 constants: exact. */
 #define CR_EXP_N (1 << CR_EXP_TABLE_BITS)
-#define CR_EXP_INV_LN2_N (0x1.71547652b82fep+0 * CR_EXP_N) /* N/ln2 */
-#define CR_EXP_LN2_N_HI (0x1.62e42fefa39efp-1 / CR_EXP_N)  /* ln2/N, high part */
-#define CR_EXP_LN2_N_LO (0x1.abc9e3b39803fp-56 / CR_EXP_N) /* ln2/N - HI */
+#define CR_EXP_INV_LN2_N (CR_EXP_INV_LN2 * CR_EXP_N) /* N/ln2 */
+#define CR_EXP_LN2_N_HI (CR_EXP_LN2_HI / CR_EXP_N)
+#define CR_EXP_LN2_N_LO (CR_EXP_LN2_LO / CR_EXP_N)
 #define CR_EXP_POLY_LEN ((int)(sizeof cr_exp_poly / sizeof cr_exp_poly[0]))
+
+/* x = k ln2 + r without a table: r (|r| <= ~ln2/2) and *scale = 2^k, for
+ * -1022 <= k <= 1023. t = x/ln2 + 1.5*2^52 + 1023 rounds to the integer
+ * k + 1023 (one fma), which lands in t's low mantissa bits; shifted into the
+ * exponent field it is 2^k. Used by tanh, and by exp with a 0-bit table. */
+CR_FN vd cr_exp_reduce_pow2(vd x, vd *scale) {
+  const double shifter = CR_SHIFTER + 1023.0;
+  vd t = vd_fma(x, vd_set(CR_EXP_INV_LN2), vd_set(shifter));
+  vd kd = vd_sub(t, vd_set(shifter));
+  vd r = vd_fma(kd, vd_set(-CR_EXP_LN2_HI), x);
+  *scale = vl_as_vd(vl_shl(vd_as_vl(t), 52));
+  return vd_fma(kd, vd_set(-CR_EXP_LN2_LO), r);
+}
 
 /* r and the scale 2^(k/N) (exact product of a table entry and a power of two).
  * t = x*N/ln2 + 1.5*2^52 rounds the product to the integer k (one fma) and
  * leaves k in two's complement in t's low mantissa bits. Any x gives in-range
  * table indices (k & (N-1)), so out-of-domain lanes need no masking. */
 CR_FN vd cr_exp_reduce(vd x, vd *scale) {
+#if CR_EXP_TABLE_BITS == 0
+  return cr_exp_reduce_pow2(x, scale);
+#else
   vd t = vd_fma(x, vd_set(CR_EXP_INV_LN2_N), vd_set(CR_SHIFTER));
   vd kd = vd_sub(t, vd_set(CR_SHIFTER));
   vd r = vd_fma(kd, vd_set(-CR_EXP_LN2_N_HI), x);
@@ -42,6 +62,7 @@ CR_FN vd cr_exp_reduce(vd x, vd *scale) {
   vl e = vl_shl(vl_sub(tb, j), 52 - CR_EXP_TABLE_BITS);
   *scale = vl_as_vd(vl_add(vd_as_vl(vd_gather(cr_exp_table, j)), e));
   return r;
+#endif
 }
 
 CR_FN vd cr_exp_poly_eval(vd r) { return cr_horner(r, cr_exp_poly, CR_EXP_POLY_LEN); }
