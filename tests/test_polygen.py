@@ -229,3 +229,15 @@ def test_sincos_committed_fit_on_a_stride_of_inputs():
                     assert abs(approx - f(x)) < 2.0 ** -48
         finally:
             h.close()
+
+
+def test_tanh_committed_polynomial_checks_clean_on_a_stride():
+    """The generator's harness (committed tanh_poly.h, tanh.h's single fast path) against
+    the libm/MPFR reference on every 61st input of the fitted range."""
+    tanh = _load("tanh")
+    h = core.Harness(tanh.spec(), committed=True)
+    try:
+        bad, _ = h.check(stride=61)
+        assert bad.size == 0, [hex(b) for b in bad[:10]]
+    finally:
+        h.close()
