@@ -5,7 +5,7 @@ computes, with j = k mod 16 (cos: j + 4), A = sin(j*pi/8), B = cos(j*pi/8),
 u = r^2, the double
   y = A + (B*r + u*(A*pc(u) + B*r*ps(u)))
 rounded once to float. This script writes
-  sincos_table.h  sin(j*pi/8) and cos(j*pi/8), j = 0..15,
+  sincos_table.h  sin(j*pi/8) and cos(j*pi/8), j = 0..15, interleaved,
   sincos_poly.h   pc and ps of each function, fitted jointly by the RLIBM loop
                   (fit_joint), and the split of pi/8 used by both reductions,
   sincos_big.h    8/pi cut into pieces per exponent of x, for the vectorised
@@ -112,14 +112,16 @@ def big_pieces(e):
 def write_big(directory=core.COEFF_DIR):
     with gmpy2.context(precision=PREC):
         rows = [big_pieces(BIG_MIN_EXP + i) for i in range(BIG_ROWS)]
-    comments = [f"x in [2^{BIG_MIN_EXP + i}, 2^{BIG_MIN_EXP + i + 1})" for i in range(BIG_ROWS)]
-    tables = [core.Table(f"cr_sincos_big_c{k}", [r[k] for r in rows], comments) for k in range(4)]
+    # one row of four per exponent: the fast path reads a row as two pairs (vd_gather_pair)
+    comments = [f"c{k}, x in [2^{BIG_MIN_EXP + i}, 2^{BIG_MIN_EXP + i + 1})"
+                for i in range(BIG_ROWS) for k in range(4)]
+    tables = [core.Table("cr_sincos_big", [v for r in rows for v in r], comments)]
     return core.write_header(
         "sincos_big.h",
         f"8/pi = c0 + c1 + c2 + c3 modulo multiples of 16/x, per exponent of x (row i:\n"
-        f"x in [2^(i+{BIG_MIN_EXP}), 2^(i+{BIG_MIN_EXP + 1}))). c0..c2 are consecutive {BIG_CHUNK}-bit pieces of\n"
-        "the bits of 8/pi that matter for that exponent (x*c_k exact for a float x),\n"
-        "c3 the rest rounded to double. Used by cr_sincos_reduce_big (functions/sin_cos.h).",
+        f"x in [2^(i+{BIG_MIN_EXP}), 2^(i+{BIG_MIN_EXP + 1})), entries 4i..4i+3). c0..c2 are consecutive\n"
+        f"{BIG_CHUNK}-bit pieces of the bits of 8/pi that matter for that exponent (x*c_k exact for a\n"
+        "float x), c3 the rest rounded to double. Used by cr_sincos_reduce_big (functions/sin_cos.h).",
         COMMAND, tables, directory=directory)
 
 
@@ -127,13 +129,15 @@ def write_tables(directory=core.COEFF_DIR):
     with gmpy2.context(precision=PREC):
         fast = sin_table(N_FAST)
     n = N_FAST
+    cos = fast[n // 2:] + fast[:n // 2]
+    # interleaved: the fast path reads both values of a row with one load (vd_lookup16_pair)
     return core.write_header(
         "sincos_table.h",
-        f"sin and cos(j*pi/{n}) for j = 0..{2 * n - 1}, nearest doubles (0 and +-1 exact).",
+        f"sin(j*pi/{n}) and cos(j*pi/{n}) interleaved for j = 0..{2 * n - 1}, nearest doubles\n"
+        "(0 and +-1 exact).",
         COMMAND,
-        [core.Table("cr_sincos_fast_sin", fast, [f"sin({j}*pi/{n})" for j in range(2 * n)]),
-         core.Table("cr_sincos_fast_cos", fast[n // 2:] + fast[:n // 2],
-                    [f"cos({j}*pi/{n})" for j in range(2 * n)])],
+        [core.Table("cr_sincos_fast_sc", [v for j in range(2 * n) for v in (fast[j], cos[j])],
+                    [f"{f}({j}*pi/{n})" for j in range(2 * n) for f in ("sin", "cos")])],
         directory=directory)
 
 

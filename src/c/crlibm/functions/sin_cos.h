@@ -14,9 +14,9 @@
  * accurate path: only NaN and inf (and sin(+-0), whose sign the reduction
  * loses) leave the fast path.
  *
- * The tables have 16 entries so that a lookup is one register permute on
- * AVX-512 (four scalar loads on AVX2) instead of a gather: k = rint(x*8/pi),
- * whose low bits index the tables directly (shifter trick). For |x| < 2^32,
+ * The table has 16 rows (A, B) so that a lookup is two register permutes on
+ * AVX-512 (one 16-byte load per lane on AVX2) instead of gathers:
+ * k = rint(x*8/pi), whose low bits index the table directly (shifter trick). For |x| < 2^32,
  * r = x - k*pi/8 with pi/8 in three parts, one fma each (x - k*P0 is exact:
  * both are multiples of ulp(P0) and the difference is below 2^-2). Larger
  * finite x take the vectorised reduction cr_sincos_reduce_big (a vector
@@ -54,10 +54,10 @@
 CR_FN vd cr_sincos_reduce_big(vd x, vd shift, vd *t) {
   vl row = vl_and(vl_sub(vl_shr(vd_as_vl(x), 52), vl_set(CR_SINCOS_BIG_EXP)),
                   vl_set(CR_SINCOS_BIG_ROWS)); /* the sign bit (2^11) drops out */
-  vd p0 = vd_mul(x, vd_gather(cr_sincos_big_c0, row));
-  vd p1 = vd_mul(x, vd_gather(cr_sincos_big_c1, row));
-  vd p2 = vd_mul(x, vd_gather(cr_sincos_big_c2, row));
-  vd p3 = vd_mul(x, vd_gather(cr_sincos_big_c3, row));
+  vd c0, c1, c2, c3; /* a row is two pairs: two 16-byte loads per lane on AVX2 */
+  vd_gather_pair(cr_sincos_big, vl_shl(row, 2), &c0, &c1);
+  vd_gather_pair(cr_sincos_big + 2, vl_shl(row, 2), &c2, &c3);
+  vd p0 = vd_mul(x, c0), p1 = vd_mul(x, c1), p2 = vd_mul(x, c2), p3 = vd_mul(x, c3);
   *t = vd_add(vd_add(p0, p1), shift);
   vd f1 = vd_add(vd_sub(p0, vd_sub(*t, shift)), p1);
   vd hi = vd_add(f1, p2); /* two-sum: hi + lo = f1 + p2 exactly, then + p3 */
@@ -92,16 +92,17 @@ CR_FN vd cr_sincos_reduce_mode(vd x, double off, vd *a, vd *b, vm *nonfinite, in
   vd r = vd_fma(kd, vd_set(-cr_sincos_pi8[0]), x);
   r = vd_fma(kd, vd_set(-cr_sincos_pi8[1]), r);
   r = vd_fma(kd, vd_set(-cr_sincos_pi8[2]), r);
-  vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_BIG)));
-  *nonfinite = big; /* all clear unless some lane is big */
-  if (mode == CR_SINCOS_ALL || (mode == CR_SINCOS_ANY && vm_bits(big) != 0)) {
-    vd tb, rb = cr_sincos_reduce_big(x, shift, &tb);
-    t = vd_select(big, tb, t);
-    r = vd_select(big, rb, r);
-    *nonfinite = vm_not(vd_lt(vd_abs(x), vd_set(INFINITY)));
+  *nonfinite = vm_none(); /* no lane is big (NONE: the caller checked) */
+  if (mode != CR_SINCOS_NONE) {
+    vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_BIG)));
+    if (mode == CR_SINCOS_ALL || vm_bits(big) != 0) {
+      vd tb, rb = cr_sincos_reduce_big(x, shift, &tb);
+      t = vd_select(big, tb, t);
+      r = vd_select(big, rb, r);
+      *nonfinite = vm_not(vd_lt(vd_abs(x), vd_set(INFINITY)));
+    }
   }
-  *a = vd_lookup16(cr_sincos_fast_sin, vd_as_vl(t));
-  *b = vd_lookup16(cr_sincos_fast_cos, vd_as_vl(t));
+  vd_lookup16_pair(cr_sincos_fast_sc, vd_as_vl(t), a, b);
   return r;
 }
 

@@ -35,6 +35,7 @@ CR_FN vm vm_and(vm a, vm b) { return (vm)(a & b); }
 CR_FN vm vm_or(vm a, vm b) { return (vm)(a | b); }
 CR_FN vm vm_andnot(vm a, vm b) { return (vm)(a & ~b); }
 CR_FN vm vm_not(vm a) { return (vm)~a; }
+CR_FN vm vm_none(void) { return 0; }
 CR_FN unsigned vm_bits(vm m) { return (unsigned)m; }
 CR_FN vd vd_select(vm m, vd a, vd b) { return _mm512_mask_blend_pd(m, b, a); }
 

@@ -45,6 +45,7 @@ CR_FN vm vm_and(vm a, vm b) { return a & b; }
 CR_FN vm vm_or(vm a, vm b) { return a | b; }
 CR_FN vm vm_andnot(vm a, vm b) { return a & !b; }
 CR_FN vm vm_not(vm a) { return !a; }
+CR_FN vm vm_none(void) { return 0; }
 CR_FN unsigned vm_bits(vm m) { return (unsigned)m; }
 CR_FN vd vd_select(vm m, vd a, vd b) { return m ? a : b; }
 
