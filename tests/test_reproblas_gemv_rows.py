@@ -56,6 +56,9 @@ def test_large_row_major_gemv(order, monkeypatch):
     small = np.concatenate([rb.gemv(alpha, a[r:r + 24], x, beta, y[r:r + 24], order=order)
                             for r in range(0, m, 24)])
     assert ref.same_bits(got, small)
+    # rows 8 KiB apart (the skewed second group), from 0, 3 and 12 elements past a line
+    for v in line_offset_views(a, 2048):
+        assert ref.same_bits(rb.gemv(alpha, v, x, beta, y, order=order), got)
     # every path and thread count; x strided (gathered), A with negative strides
     # (both: not the row kernel; rows only: the row kernel walking rows backwards)
     xs = layout(x, "strided")
@@ -70,11 +73,26 @@ def test_large_row_major_gemv(order, monkeypatch):
                                  got[::-1]), (isa, threads)
 
 
+def line_offset_views(a, stride):
+    """a's values in views whose rows are `stride` elements apart, starting 0, 3
+    and 12 elements past a cache line: the head of gemv_rows_seq_g (terms up to
+    a line boundary) takes 0, 13 and 4 terms (float32)."""
+    m, k = a.shape
+    for off in (0, 3, 12):
+        buf = np.empty(m * stride + 16 + 64, dtype=a.dtype)
+        first = (-buf.ctypes.data % 64) // a.itemsize + off
+        view = buf[first:first + m * stride].reshape(m, stride)[:, :k]
+        view[...] = a
+        yield view
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_skew_edges_and_small_tunings(dtype, monkeypatch):
     """k around the skew (the second group starts, the lines of both groups and
-    the tails of each), with a one-row thread split (min_work = 1, so up to 4
-    parts): every split and path gives the bits of the reference on every row."""
+    the tails of each), after heads of 0..15 terms, with row strides of 4 KiB
+    (the skew is on) and of k (off), and with a one-row thread split (min_work
+    = 1, so up to 4 parts): every layout, split and path gives the reference's
+    bits on every row."""
     rng = np.random.default_rng([22, dtype(0).nbytes])
     skew, line = SKEW_BYTES // dtype(0).nbytes, 64 // dtype(0).nbytes
     m = 2 * 16 + 2 * 8 + 3  # two-group blocks of the AVX2 float32 and float64 paths + tails
@@ -82,15 +100,15 @@ def test_skew_edges_and_small_tunings(dtype, monkeypatch):
               skew + line + 11, 2 * skew + 5):
         a, x = data(rng, (m, k), dtype), data(rng, k, dtype)
         a[5], a[m - 2] = -0.0, np.finfo(dtype).max  # -0 sums; overflow to inf
-        monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
-        want = rb.gemv(1.0, a, x)
-        check_rows_against_reference(want, 1.0, a, x, 0.0, None, "sequential", range(m))
+        want = ref.gemv(1.0, a, x)
+        layouts = [a] + list(line_offset_views(a, 4096 // dtype(0).nbytes))
         try:
             _core.set_l3_tuning(0, 0, 0, 1)
             for isa in ISAS:
                 monkeypatch.setenv("REPROBLAS_ISA", isa)
                 for threads in (1, 2, 3, 4):
                     monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
-                    assert ref.same_bits(rb.gemv(1.0, a, x), want), (k, isa, threads)
+                    for v in layouts:
+                        assert ref.same_bits(rb.gemv(1.0, v, x), want), (k, isa, threads)
         finally:
             _core.set_l3_tuning()
