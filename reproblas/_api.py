@@ -18,6 +18,7 @@ _F32_MAX = float(np.finfo(np.float32).max)
 # ---- environment knobs (SPEC §4), read at every call ----
 
 _isa_codes = {}  # REPROBLAS_ISA value -> path code (the CPU does not change)
+_thread_counts = {}  # valid REPROBLAS_NUM_THREADS values -> thread count
 _cpu_count = []
 
 
@@ -32,17 +33,24 @@ def _isa():
 
 
 def _threads():
-    value = _core.env(b"REPROBLAS_NUM_THREADS").strip()
+    raw = _core.env(b"REPROBLAS_NUM_THREADS")
+    n = _thread_counts.get(raw)
+    if n is not None:
+        return n
+    value = raw.strip()
     if not value:
         if not _cpu_count:
             _cpu_count.append(_core.cpu_count())
-        return _cpu_count[0]
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise ValueError(f"REPROBLAS_NUM_THREADS={value!r} must be a positive integer")
+        n = _cpu_count[0]
+    else:
+        try:
+            n = int(value)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise ValueError(f"REPROBLAS_NUM_THREADS={value!r} must be a positive integer")
+    if len(_thread_counts) < 64:  # parsing is most of the cost of a small call
+        _thread_counts[raw] = n
     return n
 
 
@@ -113,6 +121,8 @@ def _scalar(alpha, dtype, routine, name="alpha"):
     """alpha as a 1-element array of dtype. Python int/float follow NumPy's rule
     for Python scalars (NEP 50): rounded to the array dtype; NumPy scalars
     must already have that dtype."""
+    if type(alpha) is float and (dtype is _FLOAT_TYPES[1] or not abs(alpha) > _F32_MAX):
+        return _core.scalar_array(alpha, dtype)  # the common case first: cannot overflow
     if isinstance(alpha, (np.generic, np.ndarray)):
         a = np.asarray(alpha)
         if a.ndim != 0:
@@ -124,8 +134,6 @@ def _scalar(alpha, dtype, routine, name="alpha"):
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise TypeError(f"reproblas.{routine}: {name} must be a Python float/int or a NumPy "
                         f"{dtype} scalar, got {type(alpha).__name__}")
-    if isinstance(alpha, float) and (dtype == np.float64 or not abs(alpha) > _F32_MAX):
-        return np.array([alpha], dtype=dtype)  # cannot overflow: skip errstate's cost
     with np.errstate(over="ignore"):
         a = np.array([alpha], dtype=dtype) if isinstance(alpha, float) else \
             np.array([float(alpha)], dtype=dtype)
@@ -137,6 +145,9 @@ def _scalar(alpha, dtype, routine, name="alpha"):
 # ---- routines ----
 
 def _reduction(routine, x, y, order):
+    if _core.plain(x, 1, y, 1) and (y is None or x.shape[0] == y.shape[0]):
+        # fast path: operands that pass every check below, used as they are
+        return _core.reduce(routine, _order(order), x, y, _isa(), _threads())
     if (dev := _backend(x, y)) is not np:
         return _cuda.api_reduction(dev, routine, x, y, order)
     code = _order(order)

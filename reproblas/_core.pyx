@@ -44,11 +44,51 @@ _REDUCTIONS = {"sum": 0, "asum": 1, "dot": 2, "nrm2": 3}
 
 
 cdef int _dtype_code(cnp.ndarray x) except -1:
-    if x.dtype == np.float32:
-        return RB_F32
-    if x.dtype == np.float64:
-        return RB_F64
+    cdef int typenum = cnp.PyArray_TYPE(x)
+    if cnp.PyArray_ISNOTSWAPPED(x):
+        if typenum == cnp.NPY_FLOAT32:
+            return RB_F32
+        if typenum == cnp.NPY_FLOAT64:
+            return RB_F64
     raise TypeError("internal: reproblas core got a non-float32/float64 array")
+
+
+cdef extern from "numpy/arrayobject.h":
+    object PyArray_Scalar(void *data, cnp.dtype descr, object base)
+
+
+cdef inline bint _plain(object a, int ndim, int typenum):
+    if type(a) is not np.ndarray:
+        return False
+    cdef cnp.ndarray x = <cnp.ndarray>a
+    return (cnp.PyArray_NDIM(x) == ndim and cnp.PyArray_TYPE(x) == typenum and
+            cnp.PyArray_ISNOTSWAPPED(x) and
+            cnp.PyArray_CHKFLAGS(x, cnp.NPY_ARRAY_C_CONTIGUOUS | cnp.NPY_ARRAY_ALIGNED))
+
+
+def plain(a, int a_ndim, b=None, int b_ndim=0):
+    """True when a (and b unless None) are NumPy arrays of these ndims, of one
+    native float32/float64 dtype, C-contiguous and aligned: operands that pass
+    every check and are used as they are (the wrappers' fast path). False says
+    nothing: the full checks then run."""
+    if type(a) is not np.ndarray:
+        return False
+    cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>a)
+    if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
+        return False
+    return _plain(a, a_ndim, typenum) and (b is None or _plain(b, b_ndim, typenum))
+
+
+def scalar_array(double value, cnp.dtype dtype):
+    """[value] as a 1-element array of dtype (float32: value rounded by a C cast,
+    as NumPy's assignment does), for the scalar arguments of the C calls."""
+    cdef cnp.npy_intp one = 1
+    cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, &one, dtype.type_num, 0)
+    if dtype.type_num == cnp.NPY_FLOAT32:
+        (<float *>cnp.PyArray_DATA(out))[0] = <float>value
+    else:
+        (<double *>cnp.PyArray_DATA(out))[0] = value
+    return out
 
 
 def reduce(str routine, int order, cnp.ndarray x, cnp.ndarray y, int isa, int threads):
@@ -58,10 +98,10 @@ def reduce(str routine, int order, cnp.ndarray x, cnp.ndarray y, int isa, int th
     cdef rb_config cfg
     cfg.isa = isa
     cfg.threads = threads
-    cdef cnp.ndarray out = np.zeros(1, dtype=x.dtype)
+    cdef double out = 0  # room for a float or a double, read back as x's dtype
     cdef const void *px = cnp.PyArray_DATA(x)
     cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
-    cdef void *pout = cnp.PyArray_DATA(out)
+    cdef void *pout = &out
     cdef int64_t n = x.shape[0]
     cdef int rc
     with nogil:
@@ -75,7 +115,7 @@ def reduce(str routine, int order, cnp.ndarray x, cnp.ndarray y, int isa, int th
             rc = rb_nrm2(dtype, order, cfg, px, n, pout)
     if rc != 0:
         raise RuntimeError(f"reproblas core rejected {routine} (isa={isa}, order={order})")
-    return out[0]
+    return PyArray_Scalar(pout, x.dtype, None)
 
 
 def iamax(cnp.ndarray x, int isa, int threads):
@@ -224,6 +264,33 @@ def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha, cnp.ndar
         raise MemoryError("reproblas.gemm: out of memory for the packing buffers")
     if rc != 0:
         raise RuntimeError(f"reproblas core rejected gemm (isa={isa}, order={order})")
+
+
+def gemm_plain(int order, cnp.ndarray alpha, cnp.ndarray a, bint trans_a, cnp.ndarray b,
+               bint trans_b, int isa, int threads):
+    """alpha * op(a) @ op(b) (beta 0) as a new C-ordered array, for operands that
+    `plain` accepted: a 2-D, b 2-D or 1-D (one column; the result is then 1-D).
+    None when the inner dimensions differ (the caller's full checks report it)."""
+    cdef int64_t a0 = a.shape[0], a1 = a.shape[1]
+    cdef int64_t m = a1 if trans_a else a0, k = a0 if trans_a else a1
+    cdef int64_t a_rs = 1 if trans_a else a1, a_cs = a1 if trans_a else 1
+    cdef int64_t kb, n = 1, b_rs = 1, b_cs = 1
+    cdef cnp.npy_intp dims[2]
+    if b.ndim == 1:
+        kb = b.shape[0]
+    else:
+        kb = b.shape[1] if trans_b else b.shape[0]
+        n = b.shape[0] if trans_b else b.shape[1]
+        b_rs = 1 if trans_b else n
+        b_cs = b.shape[1] if trans_b else 1
+    if k != kb:
+        return None
+    dims[0], dims[1] = m, n
+    cdef cnp.ndarray c = cnp.PyArray_EMPTY(b.ndim, dims, cnp.PyArray_TYPE(a), 0)
+    cdef double zero = 0  # beta: C is not read
+    gemm(order, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, scalar_array(zero, a.dtype), c,
+         n, 1, isa, threads)
+    return c
 
 
 def ger(cnp.ndarray alpha, cnp.ndarray x, cnp.ndarray y, cnp.ndarray a, int64_t a_rs,

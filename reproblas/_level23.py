@@ -89,6 +89,20 @@ def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
     return c
 
 
+def _is_zero(beta):
+    return type(beta) is float and beta == 0
+
+
+def _plain_product(order, alpha, a, trans_a, b, trans_b, routine):
+    """The common small call (operands accepted by _core.plain, no output operand,
+    beta 0): such operands pass every check of the general path but the order,
+    alpha and the inner dimensions, checked here in the same order (the general
+    path reports mismatched dimensions: None)."""
+    code = _api._order(order)
+    al = _api._scalar(alpha, a.dtype, routine)
+    return _core.gemm_plain(code, al, a, trans_a, b, trans_b, _api._isa(), _api._threads())
+
+
 def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_c=False,
          order="sequential"):
     """General matrix product ``alpha * op(a) @ op(b) + beta * c`` in a fixed order.
@@ -128,6 +142,10 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     ValueError
         Shapes do not match, beta != 0 without c, or c is read-only with overwrite_c.
     """
+    if c is None and _core.plain(a, 2, b, 2) and _is_zero(beta):
+        out = _plain_product(order, alpha, a, trans_a, b, trans_b, "gemm")
+        if out is not None:
+            return out
     if (dev := _api._backend(a, b, c)) is not np:
         return _cuda.api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order)
     code = _api._order(order)
@@ -192,6 +210,10 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
     numpy.ndarray
         The 1-D result: a new array, or y when overwrite_y is true.
     """
+    if y is None and _core.plain(a, 2, x, 1) and _is_zero(beta):
+        out = _plain_product(order, alpha, a, trans, x, False, "gemv")
+        if out is not None:
+            return out
     if (dev := _api._backend(a, x, y)) is not np:
         return _cuda.api_gemv(dev, alpha, a, x, beta, y, trans, overwrite_y, order)
     code = _api._order(order)
@@ -334,6 +356,10 @@ def matmul(a, b, order="sequential"):
         0-d operands, contracted dimensions that differ, or batch shapes that do not
         broadcast.
     """
+    if _core.plain(a, 2, b, 2) or _core.plain(a, 2, b, 1):
+        out = _plain_product(order, 1.0, a, False, b, False, "matmul")  # alpha 1: exactly S
+        if out is not None:
+            return out
     if (dev := _api._backend(a, b)) is not np:
         return _cuda.api_matmul(dev, a, b, order)
     code = _api._order(order)

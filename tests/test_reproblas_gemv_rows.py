@@ -1,10 +1,10 @@
-"""Row-major gemv (k contiguous) on shapes large enough for the one-group
-row kernel (float32, a thread's rows x k x 4 bytes >= 2 MiB, gemv_rows.inc),
-which the small shapes of test_reproblas_gemm.py never reach: against the
-literal SPEC reference on sampled rows, against the same rows computed in
-small calls (the two-group kernel: SPEC's batch invariance), and across CPU
-paths (the portable path has no row kernel) and thread counts (1 and 2
-threads take different kernels here)."""
+"""Row-major gemv (k contiguous) on shapes that the small shapes of
+test_reproblas_gemm.py never reach: a large A (edges of the row groups, special
+values), and k around the skew of the two-group sequential row kernel
+(gemv_rows.inc: the second group of W rows runs 512 bytes of terms behind the
+first). Against the literal SPEC reference on sampled rows, against the same
+rows computed in small calls (SPEC's batch invariance), and across CPU paths
+(the portable path has no row kernel) and thread counts."""
 import numpy as np
 import pytest
 
@@ -13,7 +13,7 @@ from reproblas import _core
 import test_reproblas_reference as ref
 from test_reproblas_gemm import ISAS, ORDERS, data, layout
 
-ONE_GROUP_BYTES = 2 << 20  # RB_GV_ONE_GROUP_BYTES
+SKEW_BYTES = 512  # the second row group's lag in gemv_rows_seq
 
 
 def big_operands(rng, m, k, dtype):
@@ -42,8 +42,7 @@ def check_rows_against_reference(got, alpha, a, x, beta, y, order, rows):
 def test_large_row_major_gemv(order, monkeypatch):
     dtype = np.float32
     rng = np.random.default_rng([21, ORDERS.index(order)])
-    m, k = 1157, 1101  # 5.1 MB: one thread and two threads both take the one-group kernel
-    assert (m // 2 - 64) * k * 4 >= ONE_GROUP_BYTES  # halves split on 64-row tiles
+    m, k = 1157, 1101  # 5.1 MB, far more terms than the skew
     a, x = big_operands(rng, m, k, dtype)
     y = data(rng, m, dtype)
     alpha, beta = -0.75, 1.5
@@ -57,6 +56,9 @@ def test_large_row_major_gemv(order, monkeypatch):
     small = np.concatenate([rb.gemv(alpha, a[r:r + 24], x, beta, y[r:r + 24], order=order)
                             for r in range(0, m, 24)])
     assert ref.same_bits(got, small)
+    # rows 8 KiB apart (the skewed second group), from 0, 3 and 12 elements past a line
+    for v in line_offset_views(a, 2048):
+        assert ref.same_bits(rb.gemv(alpha, v, x, beta, y, order=order), got)
     # every path and thread count; x strided (gathered), A with negative strides
     # (both: not the row kernel; rows only: the row kernel walking rows backwards)
     xs = layout(x, "strided")
@@ -71,24 +73,42 @@ def test_large_row_major_gemv(order, monkeypatch):
                                  got[::-1]), (isa, threads)
 
 
-def test_one_group_threshold_and_small_tunings(monkeypatch):
-    """Around the byte threshold (float32), with a one-row thread split
-    (min_work = 1, so up to 4 parts): every split and path gives the bits of
-    the reference on sampled rows and of one single-threaded call."""
-    dtype = np.float32
-    rng = np.random.default_rng(22)
-    k = 1021
-    for m in (ONE_GROUP_BYTES // (4 * k), ONE_GROUP_BYTES // (4 * k) + 1, 2 * 520 + 3):
-        a, x = big_operands(rng, m, k, dtype)
-        monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
-        want = rb.gemv(1.0, a, x)
-        check_rows_against_reference(want, 1.0, a, x, 0.0, None, "sequential", [0, m // 2, m - 1])
+def line_offset_views(a, stride):
+    """a's values in views whose rows are `stride` elements apart, starting 0, 3
+    and 12 elements past a cache line: the head of gemv_rows_seq_g (terms up to
+    a line boundary) takes 0, 13 and 4 terms (float32)."""
+    m, k = a.shape
+    for off in (0, 3, 12):
+        buf = np.empty(m * stride + 16 + 64, dtype=a.dtype)
+        first = (-buf.ctypes.data % 64) // a.itemsize + off
+        view = buf[first:first + m * stride].reshape(m, stride)[:, :k]
+        view[...] = a
+        yield view
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_skew_edges_and_small_tunings(dtype, monkeypatch):
+    """k around the skew (the second group starts, the lines of both groups and
+    the tails of each), after heads of 0..15 terms, with row strides of 4 KiB
+    (the skew is on) and of k (off), and with a one-row thread split (min_work
+    = 1, so up to 4 parts): every layout, split and path gives the reference's
+    bits on every row."""
+    rng = np.random.default_rng([22, dtype(0).nbytes])
+    skew, line = SKEW_BYTES // dtype(0).nbytes, 64 // dtype(0).nbytes
+    m = 2 * 16 + 2 * 8 + 3  # two-group blocks of the AVX2 float32 and float64 paths + tails
+    for k in (1, line - 1, skew - 1, skew, skew + 1, skew + line - 1, skew + line,
+              skew + line + 11, 2 * skew + 5):
+        a, x = data(rng, (m, k), dtype), data(rng, k, dtype)
+        a[5], a[m - 2] = -0.0, np.finfo(dtype).max  # -0 sums; overflow to inf
+        want = ref.gemv(1.0, a, x)
+        layouts = [a] + list(line_offset_views(a, 4096 // dtype(0).nbytes))
         try:
             _core.set_l3_tuning(0, 0, 0, 1)
             for isa in ISAS:
                 monkeypatch.setenv("REPROBLAS_ISA", isa)
                 for threads in (1, 2, 3, 4):
                     monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
-                    assert ref.same_bits(rb.gemv(1.0, a, x), want), (m, isa, threads)
+                    for v in layouts:
+                        assert ref.same_bits(rb.gemv(1.0, v, x), want), (k, isa, threads)
         finally:
             _core.set_l3_tuning()

@@ -1,0 +1,166 @@
+"""The wrappers' fast path for common small calls (reproblas/_api.py _reduction,
+_level23.py _plain_product): operands that _core.plain accepts (NumPy arrays of
+one native float32/float64 dtype, C-contiguous, aligned) with default
+arguments skip the general checks. Each call here runs twice, once as it is
+and once with the fast path hidden (_core.plain patched to refuse everything),
+and must give the same bits, or raise the same exception with the same message;
+results are also checked against the SPEC-literal reference."""
+import re
+
+import numpy as np
+import pytest
+
+import reproblas as rb
+from reproblas import _api, _core
+import test_reproblas_reference as ref
+
+DTYPES = [np.float32, np.float64]
+ORDERS = ["sequential", "pairwise"]
+
+
+def general_path(monkeypatch):
+    """A context in which every call takes the general path."""
+    ctx = monkeypatch.context()
+    patch = ctx.__enter__()
+    patch.setattr(_core, "plain", lambda *args: False)
+    return ctx
+
+
+def both_paths(monkeypatch, call):
+    """(outcome of call() as it is, outcome with the fast path hidden): a result,
+    or (exception type, message)."""
+    def outcome():
+        try:
+            return call()
+        except Exception as e:  # compared below: same type and message
+            return type(e), str(e)
+    fast = outcome()
+    ctx = general_path(monkeypatch)
+    try:
+        slow = outcome()
+    finally:
+        ctx.__exit__(None, None, None)
+    return fast, slow
+
+
+def data(rng, shape, dtype):
+    """Spread-out magnitudes, both signs, and special values."""
+    x = (rng.standard_normal(shape) * 2.0 ** rng.integers(-12, 13, shape)).astype(dtype)
+    flat = x.reshape(-1)
+    if flat.size >= 8:
+        specials = [0.0, -0.0, np.inf, -np.inf, np.nan, np.finfo(dtype).smallest_subnormal]
+        idx = rng.choice(flat.size, len(specials), replace=False)
+        flat[idx] = np.array(specials, dtype=dtype)
+    return x
+
+
+def test_fast_path_is_taken_for_plain_operands(monkeypatch):
+    """With plain operands the general checks (starting at _backend) never run;
+    with any other operand they do."""
+    calls = []
+    real_backend = _api._backend
+    monkeypatch.setattr(_api, "_backend", lambda *a: calls.append(1) or real_backend(*a))
+    x, a, b = np.ones(5, np.float32), np.ones((3, 5), np.float32), np.ones((5, 2), np.float32)
+    rb.dot(x, x), rb.sum(x, order="pairwise"), rb.nrm2(x), rb.asum(x)
+    rb.gemv(2.0, a, x), rb.gemv(1.0, a.T.copy(), x, trans=True)
+    rb.gemm(1.0, a, b), rb.gemm(1.0, a.T.copy(), b.T.copy(), trans_a=True, trans_b=True)
+    rb.matmul(a, b), rb.matmul(a, x)
+    assert calls == []
+    rb.dot(x[::2], x[::2]), rb.gemv(1.0, np.asfortranarray(a), x), rb.gemm(1.0, a, b, beta=0)
+    rb.gemv(1.0, a, x, 0.0, np.ones(3, np.float32)), rb.matmul(a[None], b)
+    rb.gemm(np.float32(1), a, b[:, ::-1])
+    with pytest.raises(TypeError, match="dtype"):
+        rb.sum(x.astype(x.dtype.newbyteorder()))  # same values, byte-swapped
+    assert len(calls) == 7
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ORDERS)
+def test_same_bits_as_general_path_and_reference(dtype, order, monkeypatch):
+    rng = np.random.default_rng([dtype(0).nbytes, ORDERS.index(order)])
+    for n in (0, 1, 2, 7, 33, 100):
+        x, y = data(rng, n, dtype), data(rng, n, dtype)
+        for routine in ("sum", "asum", "nrm2", "dot"):
+            call = (lambda: getattr(rb, routine)(x, y, order=order)) if routine == "dot" else \
+                (lambda: getattr(rb, routine)(x, order=order))
+            fast, slow = both_paths(monkeypatch, call)
+            assert type(fast) is dtype and ref.same_bits(fast, slow), (routine, n)
+            assert ref.same_bits(fast, ref.reduce(routine, x, y if routine == "dot" else None,
+                                                  order)), (routine, n)
+    for m, n, k in ((0, 3, 2), (3, 0, 2), (4, 3, 0), (1, 1, 1), (1, 9, 5), (7, 1, 9),
+                    (13, 11, 17), (33, 5, 40)):
+        for trans_a in (False, True):
+            for trans_b in (False, True):
+                opa, opb = data(rng, (m, k), dtype), data(rng, (k, n), dtype)
+                a = np.ascontiguousarray(opa.T if trans_a else opa)
+                b = np.ascontiguousarray(opb.T if trans_b else opb)
+                alpha = float(rng.choice([1.0, -0.75, 0.1, -0.0]))
+                fast, slow = both_paths(monkeypatch, lambda: rb.gemm(
+                    alpha, a, b, trans_a=trans_a, trans_b=trans_b, order=order))
+                assert ref.same_bits(fast, slow), (m, n, k, trans_a, trans_b)
+                assert fast.flags.c_contiguous
+                assert ref.same_bits(fast, ref.gemm(alpha, a, b, trans_a=trans_a,
+                                                    trans_b=trans_b, order=order))
+            x = data(rng, k, dtype)
+            a = np.ascontiguousarray(opa.T if trans_a else opa)
+            fast, slow = both_paths(monkeypatch,
+                                    lambda: rb.gemv(alpha, a, x, trans=trans_a, order=order))
+            assert ref.same_bits(fast, slow) and fast.shape == (m,)
+            assert ref.same_bits(fast, ref.gemv(alpha, a, x, trans=trans_a, order=order))
+        for b in (opb, x):
+            fast, slow = both_paths(monkeypatch, lambda: rb.matmul(opa, b, order=order))
+            assert ref.same_bits(fast, slow)
+            want = ref.gemm(1.0, opa, b if b.ndim == 2 else b[:, None], order=order)
+            assert ref.same_bits(fast, want.reshape(fast.shape))
+
+
+def test_threads_and_paths_agree(monkeypatch):
+    """The fast path reads the environment knobs at every call, like the general one."""
+    rng = np.random.default_rng(5)
+    a, x = data(rng, (150, 333), np.float32), data(rng, 333, np.float32)
+    b = data(rng, (333, 40), np.float32)
+    want = [rb.gemv(1.5, a, x), rb.gemm(1.5, a, b), rb.dot(x, x)]
+    for isa in [i for i in _core.isa_names() if _core.isa_code(i) >= 0]:
+        for t in (1, 2, 3, 4):
+            monkeypatch.setenv("REPROBLAS_ISA", isa)
+            monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
+            _core.set_l3_tuning(min_work=1)
+            try:
+                got = [rb.gemv(1.5, a, x), rb.gemm(1.5, a, b), rb.dot(x, x)]
+            finally:
+                _core.set_l3_tuning()
+            assert all(ref.same_bits(g, w) for g, w in zip(got, want)), (isa, t)
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "0")
+    with pytest.raises(ValueError, match="REPROBLAS_NUM_THREADS"):
+        rb.gemv(1.0, a, x)
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
+    monkeypatch.setenv("REPROBLAS_ISA", "mmx")
+    with pytest.raises(ValueError, match="REPROBLAS_ISA"):
+        rb.dot(x, x)
+
+
+f32, f64 = np.ones(4, np.float32), np.ones(4)
+A32, B32 = np.ones((3, 4), np.float32), np.ones((4, 2), np.float32)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: rb.dot(f32, np.ones(5, np.float32)), lambda: rb.dot(f32, f64),
+    lambda: rb.sum(f32, order="tree"), lambda: rb.sum(f32, order=["pairwise"]),
+    lambda: rb.nrm2(np.ones((2, 2))), lambda: rb.dot(f32, f32, order=None),
+    lambda: rb.gemv(1.0, A32, np.ones(3, np.float32)), lambda: rb.gemv(1.0, A32, f32, order=1),
+    lambda: rb.gemv(np.float64(1), A32, f32), lambda: rb.gemv(1e39, A32, f32),
+    lambda: rb.gemv(True, A32, f32), lambda: rb.gemv(1.0, A32, f32, trans=True),
+    lambda: rb.gemv(1.0, A32, f64), lambda: rb.gemv("1", A32, f32),
+    lambda: rb.gemm(1.0, A32, A32), lambda: rb.gemm(1.0, A32, B32, trans_b=True),
+    lambda: rb.gemm(np.ones(1, np.float32), A32, B32), lambda: rb.gemm(1.0, A32, B32, 1.0),
+    lambda: rb.gemm(1.0, A32, B32, order="Pairwise"), lambda: rb.gemm(-1e300, A32, B32),
+    lambda: rb.gemm(1.0, A32, B32.astype(np.float64)), lambda: rb.matmul(A32, A32),
+    lambda: rb.matmul(A32, np.ones(3, np.float32)), lambda: rb.matmul(A32, B32, order="x"),
+])
+def test_same_errors_as_general_path(call, monkeypatch):
+    """Bad input that looks like a fast-path call raises what the general path raises."""
+    fast, slow = both_paths(monkeypatch, call)
+    assert isinstance(fast, tuple), fast
+    assert issubclass(fast[0], (TypeError, ValueError, OverflowError)), fast
+    assert fast == slow
+    assert re.search("reproblas|order", fast[1])
