@@ -193,6 +193,29 @@ def test_many_rows_and_narrow_classes(order, dtype, monkeypatch):
               f"grad_input {cfg}")
 
 
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("padding", [1, (4, 1)])
+def test_wide_rows_and_empty_classes(padding, order, dtype, monkeypatch):
+    """Output rows wide enough for runs of W consecutive columns (the sequential
+    store transposes W x W blocks) that cross tile and chunk boundaries, rows in
+    whole W-row groups plus a partial one (19 channels: both routines), with bias;
+    padding (4, 1) adds classes without terms (+0, then + bias)."""
+    rng = np.random.default_rng(13)
+    x = data(rng, (1, 9, 4, 21), dtype)
+    w = data(rng, (19, 9, 3, 3), dtype)
+    b = data(rng, (19,), dtype)
+    _, _, _, (p, q) = cref.geometry((4, 21), (3, 3), 1, padding, 1)
+    gy = data(rng, (1, 19, p, q), dtype)
+    ref_y = cref.conv2d(x, w, b, 1, padding, 1, 1, order)
+    ref_gx = cref.grad_input(gy, w, x.shape, 1, padding, 1, 1, order)
+    for cfg in each_config(monkeypatch, tunings=[(0, 0, 0, 0), (7, 2, 1, -1), (0, 5, 1, 16)],
+                           threads=[1, 2, 3]):
+        check(rb.conv2d(x, w, b, padding=padding, order=order), ref_y, f"conv2d {cfg}")
+        check(rb.conv2d_grad_input(gy, w, x.shape, padding=padding, order=order), ref_gx,
+              f"grad_input {cfg}")
+
+
 def test_layouts_do_not_change_results():
     rng = np.random.default_rng(3)
     x = data(rng, (2, 3, 6, 5), np.float32)

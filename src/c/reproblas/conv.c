@@ -244,8 +244,10 @@ void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, con
  * micro-kernel reads each tile's B values straight from src. Loop nest per
  * thread part: chunks of tiles > kc blocks of the full term list > mc rows of
  * panels > tiles > panels, with each tile's chains carried in a workspace
- * (from -0) across the kc blocks: the A block (mc x kc) stays in L2 and one
- * tile's B values in L1 while the panels run over them. */
+ * across the kc blocks (started at -0 in registers by a class's first block
+ * with terms): the A block (mc x kc) stays in L2 and one tile's B values in
+ * L1 while the panels run over them. A finished chunk is stored row group by
+ * row group (the kernel table's store: transposed, whole-vector runs). */
 
 /* kc: terms per block by element size; mc: rows per block. */
 enum { SEQ_KC_BYTES = 512, SEQ_MC = 256, SEQ_CHUNK_COLS = 192 };
@@ -255,6 +257,7 @@ typedef struct {
   int dtype, nr, mr;
   rb_conv_tile_fn tile;
   rb_conv_pack_fn pack;
+  rb_conv_store_fn store;
   int64_t rows, terms, panels, nkb, kc, mcp, chunk_tiles, ntiles, nclasses;
   int row_parts, col_parts;
   const char *a, *src, *bias;
@@ -265,8 +268,8 @@ typedef struct {
   const int64_t *aidx, *kstart; /* per class: at cls_base[c] and c*(nkb+1) */
   const int64_t *cls_base;
   const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
-  char *ws;         /* part p's workspace: ws + p*ws_bytes */
-  int64_t ws_bytes;
+  char *ws; /* part p's workspace at ws + p*ws_bytes: the chains, and at ws_cols */
+  int64_t ws_bytes, ws_cols; /* the two column lists of seq_store */
 } conv_seq;
 
 /* Part `part` packs its share of the panels of A. */
@@ -281,33 +284,37 @@ static void seq_pack(void *ctx, int part, int parts) {
   }
 }
 
-/* Stores tiles [c0, c1) x panels [p0, p1) of the workspace: S, or S ⊕ bias;
- * a class without terms is +0 (SPEC §2, n = 0). */
-#define SEQ_STORE(T, SFX)                                                                   \
-  static void seq_store_##SFX(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0,       \
-                              int64_t p1, const T *ws) {                                   \
-    static const T zero[1] = {0};                                                          \
-    const int64_t tile = (int64_t)s->mr * s->nr;                                           \
-    for (int64_t tl = c0; tl < c1; ++tl) {                                                 \
-      const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];                                  \
-      const int64_t *doff = cl->doff + s->tile_j0[tl];                                     \
-      for (int64_t p = p0; p < p1; ++p) {                                                  \
-        const T *acc = ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile;                     \
-        const int64_t i1 = s->rows < (p + 1) * s->mr ? s->rows : (p + 1) * s->mr;          \
-        if (cl->nterms)                                                                    \
-          scatter_rows_##SFX(s->dst, s->drow, s->bias, doff, s->tile_nc[tl], p * s->mr,    \
-                             i1, acc, 1, s->mr);                                           \
-        else                                                                               \
-          scatter_rows_##SFX(s->dst, s->drow, s->bias, doff, s->tile_nc[tl], p * s->mr,    \
-                             i1, zero, 0, 0);                                              \
-      }                                                                                    \
-    }                                                                                      \
-  }                                                                                        \
-  static void seq_clear_##SFX(T *ws, int64_t n) {                                          \
-    for (int64_t i = 0; i < n; ++i) ws[i] = (T)-0.0;                                       \
+/* Stores the finished tiles [c0, c1) x panels [p0, p1) of the workspace: S,
+ * or S ⊕ bias, through the kernel table's store (the chunk's columns in one
+ * list, so that runs cross tile boundaries); a class without terms is +0
+ * (SPEC §2, n = 0). coff, doff: room for the chunk's columns. */
+static void seq_store(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0, int64_t p1,
+                      const char *ws, int64_t *coff, int64_t *doff) {
+  static const float zero_f32[1] = {0};
+  static const double zero_f64[1] = {0};
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
+  int64_t n = 0;
+  for (int64_t tl = c0; tl < c1; ++tl) {
+    const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
+    const int64_t *d = cl->doff + s->tile_j0[tl], nc = s->tile_nc[tl];
+    for (int64_t p = p0; p < p1 && !cl->nterms; ++p) {
+      const int64_t i1 = s->rows < (p + 1) * s->mr ? s->rows : (p + 1) * s->mr;
+      if (s->dtype == RB_F32)
+        scatter_rows_f32(s->dst, s->drow, s->bias, d, nc, p * s->mr, i1, zero_f32, 0, 0);
+      else
+        scatter_rows_f64(s->dst, s->drow, s->bias, d, nc, p * s->mr, i1, zero_f64, 0, 0);
+    }
+    for (int64_t j = 0; j < nc && cl->nterms; ++j, ++n) {
+      coff[n] = (tl - c0) * (p1 - p0) * tile + j * s->mr;
+      doff[n] = d[j];
+    }
   }
-SEQ_STORE(float, f32)
-SEQ_STORE(double, f64)
+  for (int64_t p = p0; p < p1 && n; ++p) {
+    const int64_t i0 = p * s->mr, i1 = s->rows < i0 + s->mr ? s->rows : i0 + s->mr;
+    s->store(n, coff, doff, ws + (p - p0) * tile * size, i1 - i0,
+             s->bias ? s->bias + i0 * size : NULL, s->dst + i0 * s->drow * size, s->drow);
+  }
+}
 
 static void seq_part(void *ctx, int part, int parts) {
   const conv_seq *s = ctx;
@@ -321,11 +328,6 @@ static void seq_part(void *ctx, int part, int parts) {
   char *ws = s->ws + part * s->ws_bytes;
   for (int64_t c0 = ta; c0 < tb; c0 += chunk) {
     const int64_t c1 = tb - c0 < chunk ? tb : c0 + chunk;
-    const int64_t len = (c1 - c0) * (p1 - p0) * tile;
-    if (s->dtype == RB_F32)
-      seq_clear_f32((float *)ws, len);
-    else
-      seq_clear_f64((double *)ws, len);
     for (int64_t kb = 0; kb < s->nkb; ++kb)
       for (int64_t q0 = p0; q0 < p1; q0 += s->mcp) {
         const int64_t q1 = p1 - q0 < s->mcp ? p1 : q0 + s->mcp;
@@ -339,13 +341,12 @@ static void seq_part(void *ctx, int part, int parts) {
           for (int64_t p = q0; p < q1;)
             p += s->tile(t1 - t0, aidx, toff, s->apack + p * s->terms * s->mr * size,
                          s->terms * s->mr, s->src, cl->coff + j0, (int)s->tile_nc[tl],
-                         (int)(q1 - p), ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
+                         (int)(q1 - p), t0 == 0,
+                         ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
         }
       }
-    if (s->dtype == RB_F32)
-      seq_store_f32(s, c0, c1, p0, p1, (const float *)ws);
-    else
-      seq_store_f64(s, c0, c1, p0, p1, (const double *)ws);
+    int64_t *cols = (int64_t *)(ws + s->ws_cols);
+    seq_store(s, c0, c1, p0, p1, ws, cols, cols + chunk * s->nr);
   }
 }
 
@@ -364,6 +365,7 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   conv_seq s = {.dtype = dtype, .nr = kt->nr, .mr = mr,
                 .tile = dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64,
                 .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
+                .store = dtype == RB_F32 ? kt->store_f32 : kt->store_f64,
                 .rows = rows, .terms = terms, .panels = (rows + mr - 1) / mr,
                 .nkb = terms ? (terms + kc - 1) / kc : 1, .kc = kc, .mcp = (mc + mr - 1) / mr,
                 .chunk_tiles = (chunk_cols + kt->nr - 1) / kt->nr, .nclasses = nclasses,
@@ -391,8 +393,9 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
    * they are huge */
   const int64_t ints = all_terms + nclasses * (s.nkb + 2) + 3 * s.ntiles;
   const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
-  s.ws_bytes = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
-                63) / 64 * 64;
+  s.ws_cols = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
+               63) / 64 * 64;
+  s.ws_bytes = (s.ws_cols + 2 * s.chunk_tiles * s.nr * (int64_t)sizeof(int64_t) + 63) / 64 * 64;
   const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
   int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
   char *owned = big_bytes > SEQ_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;

@@ -10,21 +10,29 @@
  * buffer): for panel m < mp, column j, row r < MR and t ascending,
  *   acc[(m*nr + j)*MR + r] = fma(ap[m*pstride + aidx[t] + r], src[toff[t] + co[j]], ...)
  * ap: packed panels of A (MR rows per term, aidx[t] its element offset);
- * acc starts at -0 for a new chain (fma(a, b, -0) is the rounded product,
- * SPEC §2's S_0). Returns mp (1 <= mp <= np: the kernel takes several panels
+ * The chains start at -0 when `fresh` (fma(a, b, -0) is the rounded product,
+ * SPEC §2's S_0; acc is then only written), else at acc. Returns mp (1 <= mp <= np: the kernel takes several panels
  * at once when the tile is narrow). ap, src, acc: float or double by the
  * table entry. */
 typedef int (*rb_conv_tile_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,
                                const void *ap, int64_t pstride, const void *src,
-                               const int64_t *co, int nc, int np, void *acc);
+                               const int64_t *co, int nc, int np, int fresh, void *acc);
 /* Packs rows [0, nrows) (nrows <= MR) of A into one panel: d[t*MR + r] =
  * A(r, t) for t < terms, rows past nrows +0, where A(i, t) =
  * a[i*a_rs + (t / tin)*t_os + t % tin] (runs of tin contiguous terms). */
 typedef void (*rb_conv_pack_fn)(int64_t terms, int64_t nrows, const void *a, int64_t a_rs,
                                 int64_t tin, int64_t t_os, void *d);
+/* Stores n columns of finished chains for the rows [0, nrows) (nrows <= MR)
+ * of one panel: dst[i*drow + doff[j]] = ws[coff[j] + i], ⊕ bias[i] when bias
+ * != NULL. Runs of W columns with consecutive doff go through a W x W
+ * transpose and whole-vector stores. */
+typedef void (*rb_conv_store_fn)(int64_t n, const int64_t *coff, const int64_t *doff,
+                                 const void *ws, int64_t nrows, const void *bias, void *dst,
+                                 int64_t drow);
 typedef struct {
   rb_conv_tile_fn tile_f32, tile_f64;
   rb_conv_pack_fn pack_f32, pack_f64;
+  rb_conv_store_fn store_f32, store_f64;
   int mr_f32, mr_f64, nr; /* tile rows per dtype, most columns */
 } rb_conv_kernels;
 
