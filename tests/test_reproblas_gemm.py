@@ -16,10 +16,11 @@ THREADS = [1, 2, 3, 4]
 # and every thread split; mid-size blocks with kc = 8 (pairwise tails 1..7).
 TUNINGS = [(0, 0, 0, 0), (1, 1, 3, 1), (40, 30, 8, 1)]
 # Around the tiles (scalar 4x3 / 2x2, AVX2 2Wx6 / 2Wx2, AVX-512 2Wx12 / 2Wx4,
-# W = 8/4 or 16/8; gemv 8W rows), empty and unit dimensions, k around kc = 256.
+# W = 8/4 or 16/8; gemv 8W rows), empty and unit dimensions, k around kc = 256;
+# k = 256: a power-of-two multiple of every pairwise kc (one level, no tail).
 SHAPES = [(0, 5, 3), (4, 0, 3), (3, 4, 0), (0, 0, 0), (1, 1, 1), (1, 7, 5), (6, 1, 9),
           (1, 1, 40), (17, 13, 37), (33, 25, 19), (35, 14, 66), (65, 3, 31), (2, 30, 17),
-          (9, 4, 257), (3, 2, 515), (129, 1, 12)]
+          (9, 4, 257), (3, 2, 515), (129, 1, 12), (5, 7, 256)]
 LAYOUTS = ["C", "F", "strided", "negative"]
 
 
