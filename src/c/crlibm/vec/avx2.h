@@ -64,16 +64,20 @@ CR_FN vd vd_lookup16(const double *t, vl idx) {
   return vd_gather(t, _mm256_and_si256(idx, _mm256_set1_epi64x(15)));
 }
 
+/* Lane k of *a, *b = p_k[0], p_k[1]: four 16-byte loads, two inserts, two unpacks. */
+CR_FN void cr_avx2_pairs_at(const double *p0, const double *p1, const double *p2,
+                            const double *p3, vd *a, vd *b) {
+  __m256d r02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p0)), _mm_loadu_pd(p2), 1);
+  __m256d r13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p1)), _mm_loadu_pd(p3), 1);
+  *a = _mm256_unpacklo_pd(r02, r13);
+  *b = _mm256_unpackhi_pd(r02, r13);
+}
 /* Lane k of *a, *b = t[idx_k], t[idx_k + 1]: per lane one 16-byte load, two
  * inserts and two unpacks; far cheaper than two gathers (see vd_gather). */
 CR_FN void vd_gather_pair(const double *t, vl idx, vd *a, vd *b) {
   __m128i lo = _mm256_castsi256_si128(idx), hi = _mm256_extracti128_si256(idx, 1);
-  __m256d r02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(t + _mm_cvtsi128_si64(lo))),
-                                     _mm_loadu_pd(t + _mm_cvtsi128_si64(hi)), 1);
-  __m256d r13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(t + _mm_extract_epi64(lo, 1))),
-                                     _mm_loadu_pd(t + _mm_extract_epi64(hi, 1)), 1);
-  *a = _mm256_unpacklo_pd(r02, r13);
-  *b = _mm256_unpackhi_pd(r02, r13);
+  cr_avx2_pairs_at(t + _mm_cvtsi128_si64(lo), t + _mm_extract_epi64(lo, 1),
+                   t + _mm_cvtsi128_si64(hi), t + _mm_extract_epi64(hi, 1), a, b);
 }
 
 
@@ -96,10 +100,7 @@ CR_FN void vd_lookup16_pair(const double *t, vl idx, vd *a, vd *b) {
   unsigned m = cr_avx2_nibbles(idx);
   const double *p0 = t + 2 * (m & 15), *p1 = t + 2 * ((m >> 8) & 15);
   const double *p2 = t + 2 * ((m >> 16) & 15), *p3 = t + 2 * (m >> 24);
-  __m256d r02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p0)), _mm_loadu_pd(p2), 1);
-  __m256d r13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p1)), _mm_loadu_pd(p3), 1);
-  *a = _mm256_unpacklo_pd(r02, r13);
-  *b = _mm256_unpackhi_pd(r02, r13);
+  cr_avx2_pairs_at(p0, p1, p2, p3, a, b);
 }
 
 /* Float lanes, eight per vector (see README.md). */
