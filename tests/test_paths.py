@@ -7,6 +7,7 @@ import pytest
 
 import crlibm_py
 from helpers import FUNCTIONS, SUPPORTED_ISAS, apply, assert_same_bits
+from mpfr_ref import ref_bits
 
 N_RANDOM = 1 << 20
 
@@ -111,19 +112,42 @@ def test_supported_paths_listed():
     assert crlibm_py.best_isa() in SUPPORTED_ISAS
 
 
-@pytest.mark.parametrize("fn", ["sin", "cos"])
-def test_sincos_block_modes(fn, isa):
-    """sin and cos pick, per block of the kernel, the body with or without the reduction for
-    |x| >= 2^32 (and inf, NaN); an element's bits never depend on its neighbours: ordinary
-    values in blocks with and without a big lane give what they give alone, on every path."""
+def _positive_normals(rng, n):
+    return ((rng.integers(1, 255, n, dtype=np.uint32) << 23)
+            | rng.integers(0, 1 << 23, n, dtype=np.uint32)).view(np.float32)
+
+
+# Per function: ordinary inputs, the rare ones that send a block to the other body, and
+# ordinary inputs at the edge of the screen (a run of them fills whole blocks).
+BLOCK_SCREENS = {
+    # sin, cos: the reduction for |x| >= 2^32 (and inf, NaN); edge: the largest float below 2^32
+    "sin": (lambda rng, n: rng.uniform(-100, 100, n).astype(np.float32),
+            [2.0 ** 32, -2.0 ** 32, 3e9 * 2, 1e30, -1e38, np.inf, -np.inf, np.nan],
+            [4294967040.0, -4294967040.0]),
+    # log: the domain test (0, negative, inf, NaN); edge: the extreme positive finite floats
+    "log": (_positive_normals,
+            [0.0, -0.0, -1.0, -1e-45, -np.inf, np.inf, np.nan, -np.nan],
+            [1e-45, 3.4028235e38, 1.1754942e-38, 1.17549435e-38]),
+}
+BLOCK_SCREENS["cos"] = BLOCK_SCREENS["sin"]
+
+
+@pytest.mark.parametrize("fn", sorted(BLOCK_SCREENS))
+def test_block_screens(fn, isa):
+    """sin, cos and log pick, per block of the kernel, a lighter body when a screen on float
+    lanes finds no rare input (sin, cos: |x| >= 2^32, inf, NaN; log: outside its domain), and
+    the full body otherwise; an element's bits never depend on its neighbours: ordinary
+    values in blocks with and without a rare lane give what they give alone, on every path,
+    and every result is MPFR's."""
+    ordinary, rare, edge = BLOCK_SCREENS[fn]
     rng = np.random.default_rng(13)
-    x = rng.uniform(-100, 100, 1024).astype(np.float32)
-    big = np.array([2.0 ** 32, -2.0 ** 32, 3e9 * 2, 1e30, -1e38, np.inf, -np.inf, np.nan],
-                   dtype=np.float32)
-    # a big value every 3*37 elements: blocks of every width get both kinds, at every lane
+    x = ordinary(rng, 1024)
+    rare = np.array(rare, dtype=np.float32)
+    # a rare value every 3*37 elements: blocks of every width get both kinds, at every lane
     where = np.arange(5, x.size, 111)
-    x[where] = big[np.arange(where.size) % big.size]
-    x[700:740] = np.float32(4294967040.0)  # the largest float below 2^32 (ordinary)
+    x[where] = rare[np.arange(where.size) % rare.size]
+    x[700:740] = np.resize(np.array(edge, dtype=np.float32), 40)
     got = apply(fn, isa, x).view(np.uint32)
     alone = np.array([apply(fn, isa, x[i:i + 1]).view(np.uint32)[0] for i in range(x.size)])
     assert_same_bits(got.view(np.float32), alone, x, f"{fn} on {isa}: array vs one by one")
+    assert_same_bits(got.view(np.float32), ref_bits(fn, x), x, f"{fn} on {isa} vs MPFR")

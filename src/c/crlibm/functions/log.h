@@ -120,14 +120,40 @@ CR_FN_COLD float cr_log_accurate(double x) {
   return (float)cr_log_bits_to_double(hb);
 }
 
-CR_FN vd cr_log_fast(vd x, vm *special) {
+/* y and the lanes of the rounding test; lanes outside the domain are not
+ * flagged (their y is garbage). The low 29 bits of y + TEST - MID, made
+ * negative by setting every higher bit, are below 2*TEST + 1 - 2^29 exactly
+ * when y is within TEST ulps of a midpoint. (A negative bound: GCC keeps
+ * `C > v` as one compare then, while for C > 0 it rewrites it as
+ * !(v > C - 1), which costs a second compare on AVX2.) */
+CR_FN vd cr_log_fast_positive(vd x, vm *special) {
   vd s;
   vd r = cr_log_reduce(x, &s);
   vd y = cr_log_compensate(cr_log_poly_eval(r), s);
-  vl near = vl_and(vl_add(vd_as_vl(y), vl_set(CR_LOG_TEST_ULPS - CR_LOG_MID_BITS)),
-                   vl_set(CR_LOG_LOW_MASK));
-  *special = vm_or(cr_vd_not_pos_finite(x), vl_gt(vl_set(2 * CR_LOG_TEST_ULPS + 1), near));
+  vl near = vl_or(vl_add(vd_as_vl(y), vl_set(CR_LOG_TEST_ULPS - CR_LOG_MID_BITS)),
+                  vl_set(~CR_LOG_LOW_MASK));
+  *special = vl_gt(vl_set(2 * CR_LOG_TEST_ULPS + 1 - (CR_LOG_LOW_MASK + 1)), near);
   return y;
+}
+
+CR_FN vd cr_log_fast(vd x, vm *special) {
+  vd y = cr_log_fast_positive(x, special);
+  *special = vm_or(cr_vd_not_pos_finite(x), *special);
+  return y;
+}
+
+/* Whether any of the n floats at x (n a multiple of VFW) is outside the
+ * fast path's domain (NaN, +-0, negative, +inf): with bits b, b + 2^23
+ * (mod 2^32) is above 2^23 as a signed integer exactly for b in
+ * [1, 0x7F7FFFFF]. The array kernels screen each block this way, 8 inputs
+ * per vector, and run cr_log_fast_positive on blocks with none. */
+CR_FN int cr_log_any_outside(const float *x, int n) {
+  unsigned inside = ~0u;
+  for (int i = 0; i < n; i += VFW) {
+    vi key = vi_add(vf_as_vi(vf_load(x + i)), vi_set(0x800000));
+    inside &= vmf_bits(vi_gt(key, vi_set(0x800000)));
+  }
+  return inside != (1u << VFW) - 1;
 }
 
 CR_FN_COLD float cr_log_special(float x) {

@@ -82,7 +82,7 @@ enum { CR_SINCOS_ANY, CR_SINCOS_NONE, CR_SINCOS_ALL };
 /* The reduction: r (returned) and A = sin(j*pi/8), B = cos(j*pi/8) for
  * x = k*pi/8 + r, j = k + off mod 16, off = 0 (sin) or 4 (cos). Inf and NaN
  * lanes compute garbage (table lookups stay in range whatever the index) and
- * are set in *nonfinite. */
+ * are set in *nonfinite, except in CR_SINCOS_ALL (see cr_sincos_fast). */
 CR_FN vd cr_sincos_reduce_mode(vd x, double off, vd *a, vd *b, vm *nonfinite, int mode) {
   /* t = rint(x*8/pi) + shifter + off: for |x*8/pi| < 2^51 its low mantissa
    * bits are k + off mod 2^51, which index the tables. */
@@ -99,7 +99,7 @@ CR_FN vd cr_sincos_reduce_mode(vd x, double off, vd *a, vd *b, vm *nonfinite, in
       vd tb, rb = cr_sincos_reduce_big(x, shift, &tb);
       t = vd_select(big, tb, t);
       r = vd_select(big, rb, r);
-      *nonfinite = vm_not(vd_lt(vd_abs(x), vd_set(INFINITY)));
+      if (mode == CR_SINCOS_ANY) *nonfinite = vm_not(vd_lt(vd_abs(x), vd_set(INFINITY)));
     }
   }
   vd_lookup16_pair(cr_sincos_fast_sc, vd_as_vl(t), a, b);
@@ -126,11 +126,16 @@ CR_FN vd cr_sincos_compensate(vd poly, vd a, vd b, vd r) {
 }
 
 /* y ~ sin(x + off*pi/8); only inf and NaN lanes are flagged. Each function
- * has its own pc, ps (sin's block of cr_sincos_poly first). */
+ * has its own pc, ps (sin's block of cr_sincos_poly first). In CR_SINCOS_ALL
+ * they are found from y, one compare instead of two: the big reduction
+ * makes r NaN for inf and NaN (x*c0 - (t - shift) is inf - inf or NaN),
+ * hence y, while every finite x gives a finite y. */
 CR_FN vd cr_sincos_fast(vd x, double off, vm *special, int mode) {
   const double *c = cr_sincos_poly + (off != 0.0 ? CR_SINCOS_NC + CR_SINCOS_NS : 0);
   vd a, b, r = cr_sincos_reduce_mode(x, off, &a, &b, special, mode);
-  return cr_sincos_compensate(cr_sincos_poly_part(a, b, r, c), a, b, r);
+  vd y = cr_sincos_compensate(cr_sincos_poly_part(a, b, r, c), a, b, r);
+  if (mode == CR_SINCOS_ALL) *special = vd_isnan(y);
+  return y;
 }
 
 CR_FN vd cr_sin_fast_mode(vd x, vm *special, int mode) {
