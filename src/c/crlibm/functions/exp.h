@@ -57,9 +57,11 @@ CR_FN vd cr_exp_reduce(vd x, vd *scale) {
   r = vd_fma(kd, vd_set(-CR_EXP_LN2_N_LO), r);
   vl tb = vd_as_vl(t);
   vl j = vl_and(tb, vl_set(CR_EXP_N - 1));
-  /* (t - j) << (52 - b) == (k >> b) << 52: the shifter's own bits shift out;
-   * adding it to T[j]'s bits scales T[j] by 2^(k >> b). */
-  vl e = vl_shl(vl_sub(tb, j), 52 - CR_EXP_TABLE_BITS);
+  /* t << (52 - b) == k << (52 - b) (mod 2^64: the shifter's own bits shift
+   * out) == ((k >> b) << 52) + (j << (52 - b)). The table stores the bits of
+   * 2^(j/N) minus j << (52 - b), so the sum is 2^(j/N) scaled by 2^(k >> b),
+   * and the shift does not wait for j. */
+  vl e = vl_shl(tb, 52 - CR_EXP_TABLE_BITS);
   *scale = vl_as_vd(vl_add(vd_as_vl(vd_gather(cr_exp_table, j)), e));
   return r;
 #endif
@@ -70,12 +72,26 @@ CR_FN vd cr_exp_poly_eval(vd r) { return cr_horner(r, cr_exp_poly, CR_EXP_POLY_L
 /* The output compensation the polynomial was fitted through (one rounding). */
 CR_FN vd cr_exp_compensate(vd p, vd scale) { return vd_mul(scale, p); }
 
-CR_FN vd cr_exp_fast(vd x, vm *special) {
-  /* Ordered compares: NaN lanes fail both and are special. */
-  *special = vm_not(vm_and(vd_ge(x, vd_set(CR_EXP_MIN)), vd_le(x, vd_set(CR_EXP_MAX))));
+/* exp(x) for every x of the fast path's domain, CR_EXP_MIN <= x <= CR_EXP_MAX
+ * (any other lane gives some value and reads the table in range). */
+CR_FN vd cr_exp_body(vd x) {
   vd scale;
   vd r = cr_exp_reduce(x, &scale);
   return cr_exp_compensate(cr_exp_poly_eval(r), scale);
+}
+
+CR_FN vd cr_exp_fast(vd x, vm *special) {
+  /* Ordered compares: NaN lanes fail both and are special. */
+  *special = vm_not(vm_and(vd_ge(x, vd_set(CR_EXP_MIN)), vd_le(x, vd_set(CR_EXP_MAX))));
+  return cr_exp_body(x);
+}
+
+/* The lanes cr_exp_fast flags (x outside [CR_EXP_MIN, CR_EXP_MAX] or NaN),
+ * tested on the float inputs: VFW lanes per compare, twice VW, in the array
+ * kernels. Both bounds are floats, so the float compares agree with the
+ * double ones. */
+CR_FN vmf cr_exp_special_f32(vf x) {
+  return vmf_or(vf_nge(x, vf_set((float)CR_EXP_MIN)), vf_nle(x, vf_set((float)CR_EXP_MAX)));
 }
 
 CR_FN float cr_exp_special(float x) {

@@ -121,6 +121,8 @@ CR_FN vf vf_div(vf a, vf b) { return _mm256_div_ps(a, b); }
 CR_FN vf vf_sqrt(vf a) { return _mm256_sqrt_ps(a); }
 CR_FN vf vf_fms(vf a, vf b, vf c) { return _mm256_fmsub_ps(a, b, c); }
 CR_FN vmf vf_ne(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }
+CR_FN vmf vf_nle(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_NLE_UQ); }
+CR_FN vmf vf_nge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_NGE_UQ); }
 CR_FN vmf vmf_or(vmf a, vmf b) { return _mm256_or_ps(a, b); }
 CR_FN unsigned vmf_bits(vmf m) { return (unsigned)_mm256_movemask_ps(m); }
 CR_FN vi vf_as_vi(vf a) { return _mm256_castps_si256(a); }

@@ -95,6 +95,8 @@ CR_FN vf vf_div(vf a, vf b) { return _mm512_div_ps(a, b); }
 CR_FN vf vf_sqrt(vf a) { return _mm512_sqrt_ps(a); }
 CR_FN vf vf_fms(vf a, vf b, vf c) { return _mm512_fmsub_ps(a, b, c); }
 CR_FN vmf vf_ne(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+CR_FN vmf vf_nle(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NLE_UQ); }
+CR_FN vmf vf_nge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NGE_UQ); }
 CR_FN vmf vmf_or(vmf a, vmf b) { return (vmf)(a | b); }
 CR_FN unsigned vmf_bits(vmf m) { return (unsigned)m; }
 CR_FN vi vf_as_vi(vf a) { return _mm512_castps_si512(a); }

@@ -96,6 +96,8 @@ CR_FN vf vf_div(vf a, vf b) { return a / b; }
 CR_FN vf vf_sqrt(vf a) { return CR_SQRTF(a); }
 CR_FN vf vf_fms(vf a, vf b, vf c) { return CR_FMAF(a, b, -c); }
 CR_FN vmf vf_ne(vf a, vf b) { return a != b; }
+CR_FN vmf vf_nle(vf a, vf b) { return !(a <= b); }
+CR_FN vmf vf_nge(vf a, vf b) { return !(a >= b); }
 CR_FN vmf vmf_or(vmf a, vmf b) { return a | b; }
 CR_FN unsigned vmf_bits(vmf m) { return (unsigned)m; }
 CR_FN vi vf_as_vi(vf a) { vi r; memcpy(&r, &a, sizeof r); return r; }
