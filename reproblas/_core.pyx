@@ -239,7 +239,7 @@ cdef extern from "level3.h":
                 int64_t c_cs) nogil
     int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha,
                const void *x, const void *y, void *a, int64_t a_rs, int64_t a_cs) nogil
-    void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work)
+    void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work, int64_t ws)
 
 
 def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha, cnp.ndarray a,
@@ -315,10 +315,10 @@ def ger(cnp.ndarray alpha, cnp.ndarray x, cnp.ndarray y, cnp.ndarray a, int64_t 
         raise RuntimeError("reproblas core rejected ger")
 
 
-def set_l3_tuning(int64_t mc=0, int64_t nc=0, int64_t kc=0, int64_t min_work=0):
-    """Level-2/3 block sizes and per-thread work for tests (never change results);
-    0 restores defaults."""
-    rb_l3_set_tuning(mc, nc, kc, min_work)
+def set_l3_tuning(int64_t mc=0, int64_t nc=0, int64_t kc=0, int64_t min_work=0, int64_t ws=0):
+    """Level-2/3 block sizes, per-thread work and sequential gemm workspace
+    (elements) for tests (never change results); 0 restores defaults."""
+    rb_l3_set_tuning(mc, nc, kc, min_work, ws)
 
 
 # ---- convolution (src/c/reproblas/conv.h) ----

@@ -12,15 +12,17 @@ DTYPES = [np.float32, np.float64]
 ORDERS = ["sequential", "pairwise"]
 ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
 THREADS = [1, 2, 3, 4]
-# (mc, nc, kc, min_work): defaults; one-tile blocks with kc = 3 (pairwise: 2)
-# and every thread split; mid-size blocks with kc = 8 (pairwise tails 1..7).
-TUNINGS = [(0, 0, 0, 0), (1, 1, 3, 1), (40, 30, 8, 1)]
+# (mc, nc, kc, min_work[, ws]): defaults; one-tile blocks with kc = 3
+# (pairwise: 2) and every thread split; mid-size blocks with kc = 8 (pairwise
+# tails 1..7), sequential: all rows in one workspace, then 2 mc blocks
+# (64 or 80 rows) per workspace, so that m = 150 needs 2-3 of them.
+TUNINGS = [(0, 0, 0, 0), (1, 1, 3, 1), (40, 30, 8, 1), (40, 30, 8, 1, 2400)]
 # Around the tiles (scalar 4x3 / 2x2, AVX2 2Wx6 / 2Wx2, AVX-512 2Wx12 / 2Wx4,
 # W = 8/4 or 16/8; gemv 8W rows), empty and unit dimensions, k around kc = 256;
 # k = 256: a power-of-two multiple of every pairwise kc (one level, no tail).
 SHAPES = [(0, 5, 3), (4, 0, 3), (3, 4, 0), (0, 0, 0), (1, 1, 1), (1, 7, 5), (6, 1, 9),
           (1, 1, 40), (17, 13, 37), (33, 25, 19), (35, 14, 66), (65, 3, 31), (2, 30, 17),
-          (9, 4, 257), (3, 2, 515), (129, 1, 12), (5, 7, 256)]
+          (9, 4, 257), (3, 2, 515), (129, 1, 12), (5, 7, 256), (150, 9, 21)]
 LAYOUTS = ["C", "F", "strided", "negative"]
 
 
@@ -284,7 +286,9 @@ def test_paths_and_threads_agree_on_large_shapes(order, dtype, monkeypatch):
         assert np.allclose(want, a.astype(np.float64) @ b, rtol=1e-3,
                            atol=1e-3 * np.abs(a).max() * np.abs(b).max() * k)
         isas = [i for i in ISAS if i != "scalar" or m * n * k < 2e7]
-        for cfg in each_config(monkeypatch, tunings=[(0, 0, 0, 0), (100, 50, 100, 1)], isas=isas):
+        # the last: 2 workspaces of rows (192 + 109) for m = 301
+        tunings = [(0, 0, 0, 0), (100, 50, 100, 1), (100, 50, 100, 1, 10000)]
+        for cfg in each_config(monkeypatch, tunings=tunings, isas=isas):
             got = rb.gemm(1.0, a, b, order=order)
             assert ref.same_bits(got, want), (m, n, k, cfg)
         i, j = min(17, m - 1), min(5, n - 1)  # one element against the reference

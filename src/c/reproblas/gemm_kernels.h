@@ -27,6 +27,9 @@
     int beta_zero; /* C is write-only: never read */                                   \
     int order;     /* RB_SEQUENTIAL / RB_PAIRWISE */                                   \
     int64_t mc, nc, kc; /* cache blocks (rounded to the tile by the kernels) */        \
+    /* sequential: elements of S a thread keeps (rows x nc, rows a multiple of mc);    \
+     * 0: mc rows. More rows: op(B) is packed once for more of them. */                \
+    int64_t ws;                                                                        \
   } rb_gemm_job_##SFX;                                                                 \
   typedef struct {                                                                     \
     /* 0, or -1 when its buffers cannot be allocated. */                               \

@@ -14,20 +14,26 @@
  * micro-panel (kc x nr) stays in L1. The A block (mc x kc, 256 KiB) takes
  * half of a 512 KiB L2: the micro-kernels sweep it once per B micro-panel,
  * and a block as large as L2 was evicted before its next sweep (measured on
- * AMD EPYC Zen 3, 1 thread: 256 rows up to 10% faster than 512). B is
- * packed again for every mc rows. Each thread keeps an mc x nc workspace of
- * partial sums (pairwise: one per pending level, nc capped in gemm_engine.inc). */
+ * AMD EPYC Zen 3, 1 thread: 256 rows up to 10% faster than 512). Pairwise
+ * packs B again for every mc rows and keeps an mc x nc workspace of partial
+ * sums per pending level (nc capped in gemm_engine.inc). */
 enum { RB_DEFAULT_MC = 256, RB_DEFAULT_NC = 2048, RB_DEFAULT_KC = 0 };
 #define RB_DEFAULT_MIN_WORK ((int64_t)1 << 20)
+/* Sequential gemm: each thread keeps partial sums of up to WS elements (rows
+ * x nc: 1024 x 2048 by default, 8 MiB float32 / 16 MiB float64), so that a
+ * packed kc x nc block of op(B) serves that many rows, not mc (1 thread,
+ * float32, n = 1024-2048: B packing went from 7-11% of the time to 1.5%). */
+#define RB_DEFAULT_WS ((int64_t)1 << 21)
 
 static int64_t l3_mc = RB_DEFAULT_MC, l3_nc = RB_DEFAULT_NC, l3_kc = RB_DEFAULT_KC,
-               l3_min_work = RB_DEFAULT_MIN_WORK;
+               l3_min_work = RB_DEFAULT_MIN_WORK, l3_ws = RB_DEFAULT_WS;
 
-void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work) {
+void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work, int64_t ws) {
   l3_mc = mc >= 1 ? mc : RB_DEFAULT_MC;
   l3_nc = nc >= 1 ? nc : RB_DEFAULT_NC;
   l3_kc = kc >= 1 ? kc : RB_DEFAULT_KC;
   l3_min_work = min_work >= 1 ? min_work : RB_DEFAULT_MIN_WORK;
+  l3_ws = ws >= 1 ? ws : RB_DEFAULT_WS;
 }
 
 #if defined(__x86_64__)
@@ -156,7 +162,7 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
     const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg.isa];                                        \
     rb_gemm_job_##SFX job = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs,           \
                              *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
-                             order, 0, 0, 0};                                                 \
+                             order, 0, 0, 0, l3_ws};                                          \
     rb_l3_blocks(sizeof(TT), &job.mc, &job.nc, &job.kc);                                      \
     int o = order == RB_PAIRWISE;                                                             \
     s.block = kt->block;                                                                      \

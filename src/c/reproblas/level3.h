@@ -46,9 +46,10 @@ int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans
  * panel. Values < 1 restore the defaults; results never change. */
 void rb_trsm_set_tuning(int64_t mb, int64_t nb);
 
-/* Block sizes and the work (multiply-adds) below which a call uses fewer
- * threads; tests use small blocks to put block edges inside small matrices.
- * Values < 1 restore the defaults. They never change results. Not thread-safe. */
-void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work);
+/* Block sizes, the work (multiply-adds) below which a call uses fewer
+ * threads and the sequential gemm workspace (elements per thread); tests use
+ * small blocks to put block edges inside small matrices. Values < 1 restore
+ * the defaults. They never change results. Not thread-safe. */
+void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work, int64_t ws);
 
 #endif /* RB_LEVEL3_H */
