@@ -42,17 +42,21 @@ def settle_time(threads):
 def interleaved_best(fns, repeat, budget, settle=0.0, burst=3):
     """Best time of each function, calling them in turn `repeat` times (fewer
     rounds once `budget` seconds have been spent). fns[0] is the baseline.
-    With a `settle` (multi-threaded runs, see settle_time), each function's turn
-    is one untimed call (it wakes the threads that idled during the pauses) and
-    `burst` timed calls back to back, and a pause follows each turn: `settle`
-    after the baseline's, 10 ms after ours (our pool polls for 2 ms)."""
+    Each function's turn is one untimed call (it wakes the threads that idled
+    during the pauses), then timed calls back to back: enough for ~5 ms (at
+    most 50), and with a `settle` (multi-threaded runs, see settle_time) at
+    least `burst`; a pause follows each multi-threaded turn: `settle` after the
+    baseline's, 10 ms after ours (our pool polls for 2 ms)."""
     best = [float("inf")] * len(fns)
     start = time.perf_counter()
     for r in range(repeat):
         for i, f in enumerate(fns):
-            if settle:
-                f()
-            for _ in range(burst if settle else 1):
+            # One untimed call (it also wakes idle threads); short calls then
+            # get longer bursts (a turn lasting ~5 ms, at most 50 calls), so
+            # that the best of sub-millisecond calls does not rest on a few
+            # samples a noisy vCPU happened to slow; the same rule for every fn.
+            calls = max(burst if settle else 1, min(50, int(0.005 / max(timed(f), 1e-6))))
+            for _ in range(calls):
                 best[i] = min(best[i], timed(f))
             if settle:
                 time.sleep(settle if i == 0 else 0.01)
