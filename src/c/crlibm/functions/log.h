@@ -142,18 +142,13 @@ CR_FN vd cr_log_fast(vd x, vm *special) {
   return y;
 }
 
-/* Whether any of the n floats at x (n a multiple of VFW) is outside the
- * fast path's domain (NaN, +-0, negative, +inf): with bits b, b + 2^23
- * (mod 2^32) is above 2^23 as a signed integer exactly for b in
- * [1, 0x7F7FFFFF]. The array kernels screen each block this way, 8 inputs
- * per vector, and run cr_log_fast_positive on blocks with none. */
-CR_FN int cr_log_any_outside(const float *x, int n) {
-  unsigned inside = ~0u;
-  for (int i = 0; i < n; i += VFW) {
-    vi key = vi_add(vf_as_vi(vf_load(x + i)), vi_set(0x800000));
-    inside &= vmf_bits(vi_gt(key, vi_set(0x800000)));
-  }
-  return inside != (1u << VFW) - 1;
+/* The float lanes outside the fast path's domain (NaN, +-0, negative,
+ * +inf): with bits b, b + 2^23 (mod 2^32) is above 2^23 as a signed integer
+ * exactly for b in [1, 0x7F7FFFFF], so the others are below 2^23 + 1. The
+ * array kernels screen each block this way and run cr_log_fast_positive on
+ * blocks with none. */
+CR_FN vmf cr_log_outside_f32(vf x) {
+  return vi_gt(vi_set(0x800001), vi_add(vf_as_vi(x), vi_set(0x800000)));
 }
 
 CR_FN_COLD float cr_log_special(float x) {

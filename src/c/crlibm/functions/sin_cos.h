@@ -156,15 +156,10 @@ CR_FN vd cr_sin_fast_big(vd x, vm *special) { return cr_sin_fast_mode(x, special
 CR_FN vd cr_cos_fast_small(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_NONE); }
 CR_FN vd cr_cos_fast_big(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_ALL); }
 
-/* Whether any of the n floats at x (n a multiple of VFW) is big: |x| >= 2^32,
- * inf or NaN, i.e. magnitude bits above those of the float below 2^32. */
-CR_FN int cr_sincos_any_big(const float *x, int n) {
-  unsigned bits = 0;
-  for (int i = 0; i < n; i += VFW) {
-    vi mag = vi_and(vf_as_vi(vf_load(x + i)), vi_set(0x7FFFFFFF));
-    bits |= vmf_bits(vi_gt(mag, vi_set(0x4F7FFFFF)));
-  }
-  return bits != 0;
+/* The big lanes of float inputs: |x| >= 2^32, inf or NaN, i.e. magnitude
+ * bits above those of the float below 2^32 (the array kernels' block screen). */
+CR_FN vmf cr_sincos_big_f32(vf x) {
+  return vi_gt(vi_and(vf_as_vi(x), vi_set(0x7FFFFFFF)), vi_set(0x4F7FFFFF));
 }
 
 /* Only NaN, +-inf and, for sin, +-0 reach these (see cr_sin_fast). */
