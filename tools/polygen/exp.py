@@ -106,7 +106,8 @@ def explore(argv):
         print(f"table 2^{bits}, degree {degree}:", flush=True)
         try:
             res = core.rlibm_fit(spec(bits, degree), max_iter=25)
-            print(f"  OK in {res.iterations} iterations: {[c.hex() for c in res.coeffs]}")
+            print(f"  OK in {res.iterations} iterations, {res.sample_size} constraints, "
+                  f"margin {res.margin:.2g}: {[c.hex() for c in res.coeffs]}")
         except core.Infeasible as e:
             print(f"  no: {e}")
         sys.stdout.flush()
