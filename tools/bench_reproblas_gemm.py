@@ -75,6 +75,10 @@ def main():
         from threadpoolctl import threadpool_info, threadpool_limits
     except ImportError:
         threadpool_limits, threadpool_info = None, lambda: []
+        # without it every row's baseline is OpenBLAS on all cores (a 1-thread
+        # row then compares one of our threads against all of OpenBLAS's)
+        print("warning: threadpoolctl is not installed: OpenBLAS runs on all cores in every "
+              "row; pip install threadpoolctl", file=sys.stderr)
     blas = [(i.get("internal_api"), i.get("architecture")) for i in threadpool_info()]
     print(f"REPROBLAS_ISA={os.environ.get('REPROBLAS_ISA', '') or rb.best_isa()}; "
           f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}; BLAS: {blas}")
