@@ -151,3 +151,31 @@ def test_block_screens(fn, isa):
     alone = np.array([apply(fn, isa, x[i:i + 1]).view(np.uint32)[0] for i in range(x.size)])
     assert_same_bits(got.view(np.float32), alone, x, f"{fn} on {isa}: array vs one by one")
     assert_same_bits(got.view(np.float32), ref_bits(fn, x), x, f"{fn} on {isa} vs MPFR")
+
+
+def _big_inputs(rng, n):
+    """Floats with |x| >= 2^32 (every exponent up to the largest, random signs and
+    mantissas), with some inf and NaN: the inputs of sin's and cos's big reduction."""
+    bits = (rng.integers(127 + 32, 255, n, dtype=np.uint32) << 23) | rng.integers(
+        0, 1 << 23, n, dtype=np.uint32)
+    x = (bits | (rng.integers(0, 2, n, dtype=np.uint32) << 31)).view(np.float32)
+    x[::53], x[1::97], x[2::89] = np.inf, -np.inf, np.nan
+    return x
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos"])
+def test_all_big_blocks(fn, isa):
+    """A block whose inputs are all big (|x| >= 2^32, inf, NaN) runs the big reduction alone
+    (no Cody-Waite, no blend); one other input among them (ordinary, +-0, subnormal, the
+    largest float below 2^32) sends the block to the blended body. Lone inputs every 67
+    elements reach every lane of blocks of 4, 16 and 32, with all-big blocks between them;
+    results match the same input alone (a zero-padded, mixed block) and MPFR."""
+    rng = np.random.default_rng(29)
+    x = _big_inputs(rng, 2560)
+    lone = np.array([1.5, -0.0, 0.0, 4294967040.0, -3.0e9, 1e-40, -100.0], dtype=np.float32)
+    where = np.arange(3, x.size, 67)
+    x[where] = np.resize(lone, where.size)
+    got = apply(fn, isa, x)
+    alone = np.array([apply(fn, isa, x[i:i + 1]).view(np.uint32)[0] for i in range(x.size)])
+    assert_same_bits(got, alone, x, f"{fn} on {isa}: array vs one by one")
+    assert_same_bits(got, ref_bits(fn, x), x, f"{fn} on {isa} vs MPFR")

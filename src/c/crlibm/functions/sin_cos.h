@@ -74,10 +74,11 @@ CR_FN vd cr_sincos_reduce_big(vd x, vd shift, vd *t) {
  * CR_SINCOS_ANY branches per vector (rare in most data: a branch, not always
  * both); the array kernels decide per block instead (kernels.inc) and use
  * the branch-free forms, which the compiler can interleave across vectors:
- * CR_SINCOS_NONE (the caller checked that no lane is big) or CR_SINCOS_ALL
- * (always run the big reduction and blend). Every lane gets the same bits
- * in each form. */
-enum { CR_SINCOS_ANY, CR_SINCOS_NONE, CR_SINCOS_ALL };
+ * CR_SINCOS_NONE (the caller checked that no lane is big), CR_SINCOS_ALL
+ * (always run the big reduction and blend) or CR_SINCOS_BIGONLY (the caller
+ * checked that every lane is big: only the big reduction, no blend). Every
+ * lane gets the same bits in each form. */
+enum { CR_SINCOS_ANY, CR_SINCOS_NONE, CR_SINCOS_ALL, CR_SINCOS_BIGONLY };
 
 /* The reduction: r (returned) and A = sin(j*pi/8), B = cos(j*pi/8) for
  * x = k*pi/8 + r, j = k + off mod 16, off = 0 (sin) or 4 (cos). Inf and NaN
@@ -87,13 +88,18 @@ CR_FN vd cr_sincos_reduce_mode(vd x, double off, vd *a, vd *b, vm *nonfinite, in
   /* t = rint(x*8/pi) + shifter + off: for |x*8/pi| < 2^51 its low mantissa
    * bits are k + off mod 2^51, which index the tables. */
   vd shift = vd_set(CR_SHIFTER + off);
-  vd t = vd_fma(x, vd_set(CR_SINCOS_INV_PI8), shift);
-  vd kd = vd_sub(t, shift);
-  vd r = vd_fma(kd, vd_set(-cr_sincos_pi8[0]), x);
-  r = vd_fma(kd, vd_set(-cr_sincos_pi8[1]), r);
-  r = vd_fma(kd, vd_set(-cr_sincos_pi8[2]), r);
-  *nonfinite = vm_none(); /* no lane is big (NONE: the caller checked) */
-  if (mode != CR_SINCOS_NONE) {
+  vd t, r;
+  *nonfinite = vm_none(); /* no lane is big (NONE, BIGONLY: the caller checked) */
+  if (mode == CR_SINCOS_BIGONLY) {
+    r = cr_sincos_reduce_big(x, shift, &t);
+  } else {
+    t = vd_fma(x, vd_set(CR_SINCOS_INV_PI8), shift);
+    vd kd = vd_sub(t, shift);
+    r = vd_fma(kd, vd_set(-cr_sincos_pi8[0]), x);
+    r = vd_fma(kd, vd_set(-cr_sincos_pi8[1]), r);
+    r = vd_fma(kd, vd_set(-cr_sincos_pi8[2]), r);
+  }
+  if (mode == CR_SINCOS_ANY || mode == CR_SINCOS_ALL) {
     vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_BIG)));
     if (mode == CR_SINCOS_ALL || vm_bits(big) != 0) {
       vd tb, rb = cr_sincos_reduce_big(x, shift, &tb);
@@ -127,14 +133,14 @@ CR_FN vd cr_sincos_compensate(vd poly, vd a, vd b, vd r) {
 
 /* y ~ sin(x + off*pi/8); only inf and NaN lanes are flagged. Each function
  * has its own pc, ps (sin's block of cr_sincos_poly first). In CR_SINCOS_ALL
- * they are found from y, one compare instead of two: the big reduction
- * makes r NaN for inf and NaN (x*c0 - (t - shift) is inf - inf or NaN),
- * hence y, while every finite x gives a finite y. */
+ * and CR_SINCOS_BIGONLY they are found from y, one compare instead of two:
+ * the big reduction makes r NaN for inf and NaN (x*c0 - (t - shift) is
+ * inf - inf or NaN), hence y, while every finite x gives a finite y. */
 CR_FN vd cr_sincos_fast(vd x, double off, vm *special, int mode) {
   const double *c = cr_sincos_poly + (off != 0.0 ? CR_SINCOS_NC + CR_SINCOS_NS : 0);
   vd a, b, r = cr_sincos_reduce_mode(x, off, &a, &b, special, mode);
   vd y = cr_sincos_compensate(cr_sincos_poly_part(a, b, r, c), a, b, r);
-  if (mode == CR_SINCOS_ALL) *special = vd_isnan(y);
+  if (mode == CR_SINCOS_ALL || mode == CR_SINCOS_BIGONLY) *special = vd_isnan(y);
   return y;
 }
 
@@ -155,6 +161,12 @@ CR_FN vd cr_sin_fast_small(vd x, vm *special) { return cr_sin_fast_mode(x, speci
 CR_FN vd cr_sin_fast_big(vd x, vm *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_ALL); }
 CR_FN vd cr_cos_fast_small(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_NONE); }
 CR_FN vd cr_cos_fast_big(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_ALL); }
+CR_FN vd cr_sin_fast_bigonly(vd x, vm *special) {
+  return cr_sin_fast_mode(x, special, CR_SINCOS_BIGONLY);
+}
+CR_FN vd cr_cos_fast_bigonly(vd x, vm *special) {
+  return cr_cos_fast_mode(x, special, CR_SINCOS_BIGONLY);
+}
 
 /* The big lanes of float inputs: |x| >= 2^32, inf or NaN, i.e. magnitude
  * bits above those of the float below 2^32 (the array kernels' block screen). */
