@@ -20,6 +20,7 @@ cdef extern from "isa.h":
 
 cdef extern from "thread.h":
     int rb_cpu_count()
+    unsigned long rb_pool_moves()
 
 cdef extern from "level1.h":
     enum: RB_F32, RB_F64, RB_SEQUENTIAL, RB_PAIRWISE
@@ -190,6 +191,11 @@ def best_isa():
 def cpu_count():
     """CPUs this process may run on (the default thread count)."""
     return rb_cpu_count()
+
+
+def pool_moves():
+    """Times a pool worker woken on its caller's CPU moved to another (tests)."""
+    return rb_pool_moves()
 
 
 cdef extern from *:

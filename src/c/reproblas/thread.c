@@ -43,8 +43,9 @@ static struct {
   rb_part_fn fn;
   void *ctx;
   int parts, next_part, pending;
+  int caller_cpu; /* where the current job's caller runs (-1: unknown) */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0};
+          PTHREAD_COND_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0, -1};
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
@@ -102,6 +103,27 @@ static int spin_more(int i, long until) {
     pthread_mutex_lock(&pool.lock);                                              \
   } while (0)
 
+/* A woken worker may be queued on the caller's CPU while another allowed CPU
+ * is idle (wake-affine placement); the balancer can take milliseconds to move
+ * it, and meanwhile the two share one core. If so, the worker moves itself once:
+ * its affinity without that CPU, then its own mask again (no lasting pinning). */
+static unsigned long caller_cpu_moves; /* how often (rb_pool_moves, for tests) */
+
+static void leave_caller_cpu(int caller_cpu) {
+#if defined(__linux__)
+  cpu_set_t mask, others;
+  if (caller_cpu < 0 || caller_cpu >= CPU_SETSIZE || sched_getcpu() != caller_cpu) return;
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return;
+  others = mask;
+  CPU_CLR(caller_cpu, &others);
+  if (CPU_COUNT(&others) == 0 || sched_setaffinity(0, sizeof others, &others) != 0) return;
+  sched_setaffinity(0, sizeof mask, &mask);
+  __atomic_add_fetch(&caller_cpu_moves, 1, __ATOMIC_RELAXED);
+#else
+  (void)caller_cpu;
+#endif
+}
+
 static void *worker_main(void *arg) {
   (void)arg;
   pthread_mutex_lock(&pool.lock);
@@ -111,6 +133,10 @@ static void *worker_main(void *arg) {
       RB_SPIN_WHILE(__atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) == seen);
     while (pool.generation == seen) pthread_cond_wait(&pool.start, &pool.lock);
     seen = pool.generation;
+    const int caller_cpu = pool.caller_cpu;
+    pthread_mutex_unlock(&pool.lock);
+    leave_caller_cpu(caller_cpu);
+    pthread_mutex_lock(&pool.lock);
     claim_parts();
   }
   return NULL;
@@ -127,6 +153,9 @@ static void run_on_pool(int parts, rb_part_fn fn, void *ctx) {
   pool.fn = fn;
   pool.ctx = ctx;
   pool.parts = parts;
+#if defined(__linux__)
+  pool.caller_cpu = sched_getcpu();
+#endif
   pool.next_part = 1;
   pool.pending = parts - 1;
   __atomic_add_fetch(&pool.generation, 1, __ATOMIC_RELEASE); /* spinning workers read it */
@@ -188,6 +217,8 @@ void rb_parallel(int parts, rb_part_fn fn, void *ctx) {
     run_on_new_threads(parts, fn, ctx);
   }
 }
+
+unsigned long rb_pool_moves(void) { return __atomic_load_n(&caller_cpu_moves, __ATOMIC_RELAXED); }
 
 int rb_cpu_count(void) {
 #if defined(__linux__)

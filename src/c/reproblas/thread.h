@@ -16,6 +16,10 @@ typedef void (*rb_part_fn)(void *ctx, int part, int parts);
  * threads at once: one job uses the pool, the others get their own threads. */
 void rb_parallel(int parts, rb_part_fn fn, void *ctx);
 
+/* How many times a pool worker, woken on its caller's CPU, moved itself to
+ * another CPU it may run on (its affinity mask is left as it was). */
+unsigned long rb_pool_moves(void);
+
 /* Number of CPUs this process may run on (at least 1). */
 int rb_cpu_count(void);
 
