@@ -39,23 +39,31 @@ def settle_time(threads):
     return 0.3 if threads > 1 else 0.0
 
 
-def interleaved_best(fns, repeat, budget, settle=0.0, burst=3):
+def interleaved_best(fns, repeat, budget, settle=0.0, burst=3, warmup=0.003):
     """Best time of each function, calling them in turn `repeat` times (fewer
     rounds once `budget` seconds have been spent). fns[0] is the baseline.
-    Each function's turn is one untimed call (it wakes the threads that idled
-    during the pauses), then timed calls back to back: enough for ~5 ms (at
-    most 50), and with a `settle` (multi-threaded runs, see settle_time) at
-    least `burst`; a pause follows each multi-threaded turn: `settle` after the
-    baseline's, 10 ms after ours (our pool polls for 2 ms)."""
+    Each function's turn starts with untimed calls for at least `warmup`
+    seconds (at least one call): after a pause the threads that idled, and on
+    a VM the vCPUs, take a few milliseconds to reach speed (measured here:
+    the first 2-thread n = 256 gemm call after 0.3 s idle took 2-5x a warm
+    one, OpenBLAS's and ours alike). Then timed calls back to back: enough for
+    ~5 ms (at most 50) at the last warm-up call's speed, and with a `settle`
+    (multi-threaded runs, see settle_time) at least `burst`; a pause follows
+    each multi-threaded turn: `settle` after the baseline's, 10 ms after ours
+    (our pool polls for 2 ms)."""
     best = [float("inf")] * len(fns)
     start = time.perf_counter()
     for r in range(repeat):
         for i, f in enumerate(fns):
-            # One untimed call (it also wakes idle threads); short calls then
-            # get longer bursts (a turn lasting ~5 ms, at most 50 calls), so
-            # that the best of sub-millisecond calls does not rest on a few
-            # samples a noisy vCPU happened to slow; the same rule for every fn.
-            calls = max(burst if settle else 1, min(50, int(0.005 / max(timed(f), 1e-6))))
+            # Untimed warm-up calls; short calls then get longer bursts (a
+            # turn lasting ~5 ms, at most 50 calls), so that the best of
+            # sub-millisecond calls does not rest on a few samples a noisy
+            # vCPU happened to slow; the same rule for every fn.
+            warm_until = time.perf_counter() + warmup
+            last = timed(f)
+            while time.perf_counter() < warm_until:
+                last = timed(f)
+            calls = max(burst if settle else 1, min(50, int(0.005 / max(last, 1e-6))))
             for _ in range(calls):
                 best[i] = min(best[i], timed(f))
             if settle:
