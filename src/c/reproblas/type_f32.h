@@ -22,5 +22,6 @@
 #define vnan_bits v32_nan_bits
 #define veq_bits v32_eq_bits
 #define vtranspose v32_transpose
+#define vload_transposed v32_load_transposed
 #define s_fma fmaf
 #define s_abs fabsf

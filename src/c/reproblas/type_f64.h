@@ -22,5 +22,6 @@
 #define vnan_bits v64_nan_bits
 #define veq_bits v64_eq_bits
 #define vtranspose v64_transpose
+#define vload_transposed v64_load_transposed
 #define s_fma fma
 #define s_abs fabs

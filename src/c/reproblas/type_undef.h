@@ -21,5 +21,6 @@
 #undef vnan_bits
 #undef veq_bits
 #undef vtranspose
+#undef vload_transposed
 #undef s_fma
 #undef s_abs

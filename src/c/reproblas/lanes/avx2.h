@@ -67,6 +67,26 @@ CR_FN void v32_transpose(v32 *r) {
     r[4 + e] = _mm256_permute2f128_ps(s[0][e], s[1][e], 0x31);
   }
 }
+/* r[i] lane j = a[j * rs + i] (8 x 8): the same block as 8 loads and
+ * v32_transpose, but loaded in 128-bit halves (rows j and j + 4 side by
+ * side), so that only the in-half unpacks remain and the lane-crossing
+ * permutes become inserts on the load path. */
+CR_FN void v32_load_transposed(v32 *r, const float *a, int64_t rs) {
+  v32 h[8];
+  _Pragma("GCC unroll 4") for (int j = 0; j < 4; ++j) {
+    h[j] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + j * rs)), _mm_loadu_ps(a + (j + 4) * rs), 1);
+    h[4 + j] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + j * rs + 4)),
+                                    _mm_loadu_ps(a + (j + 4) * rs + 4), 1);
+  }
+  _Pragma("GCC unroll 2") for (int g = 0; g < 2; ++g) {
+    v32 t0 = _mm256_unpacklo_ps(h[4 * g], h[4 * g + 1]), t1 = _mm256_unpackhi_ps(h[4 * g], h[4 * g + 1]);
+    v32 t2 = _mm256_unpacklo_ps(h[4 * g + 2], h[4 * g + 3]), t3 = _mm256_unpackhi_ps(h[4 * g + 2], h[4 * g + 3]);
+    r[4 * g] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    r[4 * g + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    r[4 * g + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+    r[4 * g + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+  }
+}
 
 CR_FN v64 v64_load(const double *p) { return _mm256_loadu_pd(p); }
 CR_FN void v64_store(double *p, v64 a) { _mm256_storeu_pd(p, a); }
@@ -104,6 +124,17 @@ CR_FN void v64_transpose(v64 *r) {
   r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
   r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
   r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+/* r[i] lane j = a[j * rs + i] (4 x 4), loaded in 128-bit halves as v32_load_transposed. */
+CR_FN void v64_load_transposed(v64 *r, const double *a, int64_t rs) {
+  v64 h[4];
+  _Pragma("GCC unroll 2") for (int j = 0; j < 2; ++j) {
+    h[j] = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(a + j * rs)), _mm_loadu_pd(a + (j + 2) * rs), 1);
+    h[2 + j] = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(a + j * rs + 2)),
+                                    _mm_loadu_pd(a + (j + 2) * rs + 2), 1);
+  }
+  r[0] = _mm256_unpacklo_pd(h[0], h[1]), r[1] = _mm256_unpackhi_pd(h[0], h[1]);
+  r[2] = _mm256_unpacklo_pd(h[2], h[3]), r[3] = _mm256_unpackhi_pd(h[2], h[3]);
 }
 
 #endif /* RB_LANES_AVX2_H */

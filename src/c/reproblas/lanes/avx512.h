@@ -105,6 +105,15 @@ CR_FN void v64_transpose(v64 *r) {
   }
 RB_TREE_ROWS(v32, RB_W32)
 RB_TREE_ROWS(v64, RB_W64)
+
+/* r[i] lane j = a[j * rs + i]: W loads, then the transpose. */
+#define RB_LOAD_TRANSPOSED(P, T, LANES)                                          \
+  CR_FN void P##_load_transposed(P *r, const T *a, int64_t rs) {                 \
+    _Pragma("GCC unroll 16") for (int j = 0; j < LANES; ++j) r[j] = P##_load(a + j * rs); \
+    P##_transpose(r);                                                            \
+  }
+RB_LOAD_TRANSPOSED(v32, float, RB_W32)
+RB_LOAD_TRANSPOSED(v64, double, RB_W64)
 #undef RB_TREE_ROWS
 
 #endif /* RB_LANES_AVX512_H */

@@ -28,6 +28,7 @@ CR_FN float v32_first(v32 a) { return a; }
 CR_FN unsigned v32_nan_bits(v32 a) { return a != a; }
 CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return a == b; }
 CR_FN void v32_transpose(v32 *r) { (void)r; } /* 1 x 1 */
+CR_FN void v32_load_transposed(v32 *r, const float *a, int64_t rs) { (void)rs, *r = *a; }
 
 CR_FN v64 v64_load(const double *p) { return *p; }
 CR_FN void v64_store(double *p, v64 a) { *p = a; }
@@ -47,5 +48,6 @@ CR_FN double v64_first(v64 a) { return a; }
 CR_FN unsigned v64_nan_bits(v64 a) { return a != a; }
 CR_FN unsigned v64_eq_bits(v64 a, v64 b) { return a == b; }
 CR_FN void v64_transpose(v64 *r) { (void)r; }
+CR_FN void v64_load_transposed(v64 *r, const double *a, int64_t rs) { (void)rs, *r = *a; }
 
 #endif /* RB_LANES_SCALAR_H */
