@@ -19,6 +19,12 @@
  * sums per pending level (nc capped in gemm_engine.inc). */
 enum { RB_DEFAULT_MC = 256, RB_DEFAULT_NC = 2048, RB_DEFAULT_KC = 0 };
 #define RB_DEFAULT_MIN_WORK ((int64_t)1 << 20)
+/* A gemv multiply-add reads its element of A from memory and runs 8-16x
+ * slower than a gemm one, so it counts 16: two threads from 2^16 terms
+ * (n = 384 square). With gemm's threshold, 2-thread gemv stayed on one
+ * thread up to n = 1024 (float32, AMD EPYC: n = 512 / 768 / 1024 went from
+ * 14 / 16 / 16 GFLOP/s to 27 / 31 / 31, OpenBLAS 29 / 56 / 58). */
+#define RB_GEMV_WEIGHT 16
 /* Sequential gemm: each thread keeps partial sums of up to WS elements (rows
  * x nc: 1024 x 2048 by default, 8 MiB float32 / 16 MiB float64), so that a
  * packed kc x nc block of op(B) serves that many rows, not mc (1 thread,
@@ -174,7 +180,8 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
       s.unit = s.by_rows ? kt->mr[o] : kt->nr[o];                                             \
     }                                                                                         \
     s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
-    parts = rb_l3_parts(threads, batch * m * n * (k > 0 ? k : 1), batch * s.units);          \
+    parts = rb_l3_parts(threads, (n == 1 ? RB_GEMV_WEIGHT : 1) * batch * m * n * (k > 0 ? k : 1), \
+                        batch * s.units);                                                     \
     rb_parallel(parts, l3_part_##SFX, &s);                                                    \
   } while (0)
 
