@@ -63,13 +63,13 @@ cdef inline bint _plain(object a, int ndim, int typenum):
         return False
     cdef cnp.ndarray x = <cnp.ndarray>a
     return (cnp.PyArray_NDIM(x) == ndim and cnp.PyArray_TYPE(x) == typenum and
-            cnp.PyArray_ISNOTSWAPPED(x) and
-            cnp.PyArray_CHKFLAGS(x, cnp.NPY_ARRAY_C_CONTIGUOUS | cnp.NPY_ARRAY_ALIGNED))
+            cnp.PyArray_ISNOTSWAPPED(x) and cnp.PyArray_CHKFLAGS(x, cnp.NPY_ARRAY_ALIGNED) and
+            (cnp.PyArray_IS_C_CONTIGUOUS(x) or cnp.PyArray_IS_F_CONTIGUOUS(x)))
 
 
 def plain(a, int a_ndim, b=None, int b_ndim=0):
     """True when a (and b unless None) are NumPy arrays of these ndims, of one
-    native float32/float64 dtype, C-contiguous and aligned: operands that pass
+    native float32/float64 dtype, C- or Fortran-contiguous and aligned: operands that pass
     every check and are used as they are (the wrappers' fast path). False says
     nothing: the full checks then run."""
     if type(a) is not np.ndarray:
@@ -279,7 +279,11 @@ def gemm_plain(int order, cnp.ndarray alpha, cnp.ndarray a, bint trans_a, cnp.nd
     None when the inner dimensions differ (the caller's full checks report it)."""
     cdef int64_t a0 = a.shape[0], a1 = a.shape[1]
     cdef int64_t m = a1 if trans_a else a0, k = a0 if trans_a else a1
-    cdef int64_t a_rs = 1 if trans_a else a1, a_cs = a1 if trans_a else 1
+    # element strides of a, then of op(a); from the layout, not a.strides (NumPy may
+    # give a length-1 dimension any stride)
+    cdef int64_t s_r = a1 if cnp.PyArray_IS_C_CONTIGUOUS(a) else 1
+    cdef int64_t s_c = 1 if cnp.PyArray_IS_C_CONTIGUOUS(a) else a0
+    cdef int64_t a_rs = s_c if trans_a else s_r, a_cs = s_r if trans_a else s_c
     cdef int64_t kb, n = 1, b_rs = 1, b_cs = 1
     cdef cnp.npy_intp dims[2]
     if b.ndim == 1:
@@ -287,8 +291,10 @@ def gemm_plain(int order, cnp.ndarray alpha, cnp.ndarray a, bint trans_a, cnp.nd
     else:
         kb = b.shape[1] if trans_b else b.shape[0]
         n = b.shape[0] if trans_b else b.shape[1]
-        b_rs = 1 if trans_b else n
-        b_cs = b.shape[1] if trans_b else 1
+        s_r = b.shape[1] if cnp.PyArray_IS_C_CONTIGUOUS(b) else 1
+        s_c = 1 if cnp.PyArray_IS_C_CONTIGUOUS(b) else b.shape[0]
+        b_rs = s_c if trans_b else s_r
+        b_cs = s_r if trans_b else s_c
     if k != kb:
         return None
     dims[0], dims[1] = m, n

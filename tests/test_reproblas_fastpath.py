@@ -1,6 +1,6 @@
 """The wrappers' fast path for common small calls (reproblas/_api.py _reduction,
 _level23.py _plain_product): operands that _core.plain accepts (NumPy arrays of
-one native float32/float64 dtype, C-contiguous, aligned) with default
+one native float32/float64 dtype, C- or Fortran-contiguous, aligned) with default
 arguments skip the general checks. Each call here runs twice, once as it is
 and once with the fast path hidden (_core.plain patched to refuse everything),
 and must give the same bits, or raise the same exception with the same message;
@@ -65,8 +65,12 @@ def test_fast_path_is_taken_for_plain_operands(monkeypatch):
     rb.gemv(2.0, a, x), rb.gemv(1.0, a.T.copy(), x, trans=True)
     rb.gemm(1.0, a, b), rb.gemm(1.0, a.T.copy(), b.T.copy(), trans_a=True, trans_b=True)
     rb.matmul(a, b), rb.matmul(a, x)
+    fa, fb = np.asfortranarray(a), np.asfortranarray(b)
+    rb.gemv(1.0, fa, x), rb.gemm(1.0, fa, fb)
+    rb.gemm(1.0, np.asfortranarray(a.T), np.asfortranarray(b.T), trans_a=True, trans_b=True)
+    rb.matmul(fa, fb)
     assert calls == []
-    rb.dot(x[::2], x[::2]), rb.gemv(1.0, np.asfortranarray(a), x), rb.gemm(1.0, a, b, beta=0)
+    rb.dot(x[::2], x[::2]), rb.gemv(1.0, a[:, ::2], x[:3]), rb.gemm(1.0, a, b, beta=0)
     rb.gemv(1.0, a, x, 0.0, np.ones(3, np.float32)), rb.matmul(a[None], b)
     rb.gemm(np.float32(1), a, b[:, ::-1])
     with pytest.raises(TypeError, match="dtype"):
@@ -92,21 +96,25 @@ def test_same_bits_as_general_path_and_reference(dtype, order, monkeypatch):
         for trans_a in (False, True):
             for trans_b in (False, True):
                 opa, opb = data(rng, (m, k), dtype), data(rng, (k, n), dtype)
-                a = np.ascontiguousarray(opa.T if trans_a else opa)
-                b = np.ascontiguousarray(opb.T if trans_b else opb)
                 alpha = float(rng.choice([1.0, -0.75, 0.1, -0.0]))
-                fast, slow = both_paths(monkeypatch, lambda: rb.gemm(
-                    alpha, a, b, trans_a=trans_a, trans_b=trans_b, order=order))
-                assert ref.same_bits(fast, slow), (m, n, k, trans_a, trans_b)
-                assert fast.flags.c_contiguous
-                assert ref.same_bits(fast, ref.gemm(alpha, a, b, trans_a=trans_a,
-                                                    trans_b=trans_b, order=order))
+                for layout_a, layout_b in ((np.ascontiguousarray, np.ascontiguousarray),
+                                           (np.asfortranarray, np.ascontiguousarray),
+                                           (np.ascontiguousarray, np.asfortranarray)):
+                    a = layout_a(opa.T if trans_a else opa)
+                    b = layout_b(opb.T if trans_b else opb)
+                    fast, slow = both_paths(monkeypatch, lambda: rb.gemm(
+                        alpha, a, b, trans_a=trans_a, trans_b=trans_b, order=order))
+                    assert ref.same_bits(fast, slow), (m, n, k, trans_a, trans_b, layout_a)
+                    assert fast.flags.c_contiguous
+                    assert ref.same_bits(fast, ref.gemm(alpha, a, b, trans_a=trans_a,
+                                                        trans_b=trans_b, order=order))
             x = data(rng, k, dtype)
-            a = np.ascontiguousarray(opa.T if trans_a else opa)
-            fast, slow = both_paths(monkeypatch,
-                                    lambda: rb.gemv(alpha, a, x, trans=trans_a, order=order))
-            assert ref.same_bits(fast, slow) and fast.shape == (m,)
-            assert ref.same_bits(fast, ref.gemv(alpha, a, x, trans=trans_a, order=order))
+            for layout in (np.ascontiguousarray, np.asfortranarray):
+                a = layout(opa.T if trans_a else opa)
+                fast, slow = both_paths(monkeypatch,
+                                        lambda: rb.gemv(alpha, a, x, trans=trans_a, order=order))
+                assert ref.same_bits(fast, slow) and fast.shape == (m,)
+                assert ref.same_bits(fast, ref.gemv(alpha, a, x, trans=trans_a, order=order))
         for b in (opb, x):
             fast, slow = both_paths(monkeypatch, lambda: rb.matmul(opa, b, order=order))
             assert ref.same_bits(fast, slow)
