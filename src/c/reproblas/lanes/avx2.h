@@ -50,18 +50,22 @@ CR_FN v32 v32_tree_rows(const v32 *r) {
 CR_FN float v32_first(v32 a) { return _mm256_cvtss_f32(a); }
 CR_FN unsigned v32_nan_bits(v32 a) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
 CR_FN unsigned v32_eq_bits(v32 a, v32 b) { return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_EQ_OQ)); }
-/* r[i] lane j <-> r[j] lane i (8 x 8): unpacks per 128-bit half give each
+/* out[e] = lane e of each 128-bit half of in[0..3], i.e. the 4 x 4 transpose
+ * inside each half (half h of out[e] = element 4h + e of in[0], ..., in[3]). */
+CR_FN void v32_transpose_halves(const v32 *in, v32 *out) {
+  v32 t0 = _mm256_unpacklo_ps(in[0], in[1]), t1 = _mm256_unpackhi_ps(in[0], in[1]);
+  v32 t2 = _mm256_unpacklo_ps(in[2], in[3]), t3 = _mm256_unpackhi_ps(in[2], in[3]);
+  out[0] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+  out[1] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+  out[2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+  out[3] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+}
+/* r[i] lane j <-> r[j] lane i (8 x 8): the in-half transposes give each
  * group of 4 rows' columns 4L+e; permute2f128 joins the two groups' halves. */
 CR_FN void v32_transpose(v32 *r) {
   v32 s[2][4];
-  _Pragma("GCC unroll 4") for (int g = 0; g < 2; ++g) {
-    v32 t0 = _mm256_unpacklo_ps(r[4 * g], r[4 * g + 1]), t1 = _mm256_unpackhi_ps(r[4 * g], r[4 * g + 1]);
-    v32 t2 = _mm256_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]), t3 = _mm256_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
-    s[g][0] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-    s[g][1] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-    s[g][2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
-    s[g][3] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
-  }
+  v32_transpose_halves(r, s[0]);
+  v32_transpose_halves(r + 4, s[1]);
   _Pragma("GCC unroll 4") for (int e = 0; e < 4; ++e) {
     r[e] = _mm256_permute2f128_ps(s[0][e], s[1][e], 0x20);
     r[4 + e] = _mm256_permute2f128_ps(s[0][e], s[1][e], 0x31);
@@ -69,7 +73,7 @@ CR_FN void v32_transpose(v32 *r) {
 }
 /* r[i] lane j = a[j * rs + i] (8 x 8): the same block as 8 loads and
  * v32_transpose, but loaded in 128-bit halves (rows j and j + 4 side by
- * side), so that only the in-half unpacks remain and the lane-crossing
+ * side), so that only the in-half transposes remain and the lane-crossing
  * permutes become inserts on the load path. */
 CR_FN void v32_load_transposed(v32 *r, const float *a, int64_t rs) {
   v32 h[8];
@@ -78,14 +82,8 @@ CR_FN void v32_load_transposed(v32 *r, const float *a, int64_t rs) {
     h[4 + j] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + j * rs + 4)),
                                     _mm_loadu_ps(a + (j + 4) * rs + 4), 1);
   }
-  _Pragma("GCC unroll 2") for (int g = 0; g < 2; ++g) {
-    v32 t0 = _mm256_unpacklo_ps(h[4 * g], h[4 * g + 1]), t1 = _mm256_unpackhi_ps(h[4 * g], h[4 * g + 1]);
-    v32 t2 = _mm256_unpacklo_ps(h[4 * g + 2], h[4 * g + 3]), t3 = _mm256_unpackhi_ps(h[4 * g + 2], h[4 * g + 3]);
-    r[4 * g] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-    r[4 * g + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-    r[4 * g + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
-    r[4 * g + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
-  }
+  v32_transpose_halves(h, r);
+  v32_transpose_halves(h + 4, r + 4);
 }
 
 CR_FN v64 v64_load(const double *p) { return _mm256_loadu_pd(p); }
