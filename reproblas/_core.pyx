@@ -272,6 +272,14 @@ def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha, cnp.ndar
         raise RuntimeError(f"reproblas core rejected gemm (isa={isa}, order={order})")
 
 
+cdef inline void _op_strides(cnp.ndarray x, bint trans, int64_t *rs, int64_t *cs):
+    """Element row/column strides of op(x) for a C- or Fortran-contiguous 2-D x,
+    from its layout, not x.strides (NumPy may give a length-1 dimension any stride)."""
+    cdef bint c_order = cnp.PyArray_IS_C_CONTIGUOUS(x)
+    cdef int64_t s_r = x.shape[1] if c_order else 1, s_c = 1 if c_order else x.shape[0]
+    rs[0], cs[0] = (s_c, s_r) if trans else (s_r, s_c)
+
+
 def gemm_plain(int order, cnp.ndarray alpha, cnp.ndarray a, bint trans_a, cnp.ndarray b,
                bint trans_b, int isa, int threads):
     """alpha * op(a) @ op(b) (beta 0) as a new C-ordered array, for operands that
@@ -279,22 +287,15 @@ def gemm_plain(int order, cnp.ndarray alpha, cnp.ndarray a, bint trans_a, cnp.nd
     None when the inner dimensions differ (the caller's full checks report it)."""
     cdef int64_t a0 = a.shape[0], a1 = a.shape[1]
     cdef int64_t m = a1 if trans_a else a0, k = a0 if trans_a else a1
-    # element strides of a, then of op(a); from the layout, not a.strides (NumPy may
-    # give a length-1 dimension any stride)
-    cdef int64_t s_r = a1 if cnp.PyArray_IS_C_CONTIGUOUS(a) else 1
-    cdef int64_t s_c = 1 if cnp.PyArray_IS_C_CONTIGUOUS(a) else a0
-    cdef int64_t a_rs = s_c if trans_a else s_r, a_cs = s_r if trans_a else s_c
-    cdef int64_t kb, n = 1, b_rs = 1, b_cs = 1
+    cdef int64_t a_rs, a_cs, kb, n = 1, b_rs = 1, b_cs = 1
+    _op_strides(a, trans_a, &a_rs, &a_cs)
     cdef cnp.npy_intp dims[2]
     if b.ndim == 1:
         kb = b.shape[0]
     else:
         kb = b.shape[1] if trans_b else b.shape[0]
         n = b.shape[0] if trans_b else b.shape[1]
-        s_r = b.shape[1] if cnp.PyArray_IS_C_CONTIGUOUS(b) else 1
-        s_c = 1 if cnp.PyArray_IS_C_CONTIGUOUS(b) else b.shape[0]
-        b_rs = s_c if trans_b else s_r
-        b_cs = s_r if trans_b else s_c
+        _op_strides(b, trans_b, &b_rs, &b_cs)
     if k != kb:
         return None
     dims[0], dims[1] = m, n
