@@ -104,7 +104,7 @@ cdef _check_pair(str who, int fn_index, cnp.ndarray x, cnp.ndarray y):
         raise ValueError(f"{who} needs contiguous arrays and a writeable output")
 
 
-def apply_isa(int fn_index, str isa, cnp.ndarray x, cnp.ndarray y):
+def apply_isa(int fn_index, str isa, cnp.ndarray x not None, cnp.ndarray y not None):
     """y[:] = f(x) on a forced path, for contiguous 1-D float32 arrays (tests, verification)."""
     cdef int code = cr_isa_parse(isa.encode())
     if code < 0:
@@ -122,7 +122,7 @@ def scalar_calls_available():
     return bool(cr_scalar_calls_available())
 
 
-def apply_scalar_calls(int fn_index, cnp.ndarray x, cnp.ndarray y):
+def apply_scalar_calls(int fn_index, cnp.ndarray x not None, cnp.ndarray y not None):
     """y[:] = f(x) by one non-inlined scalar call per element: the "scalar
     correctly rounded libm" baseline of tools/bench_crlibm.py (same bits)."""
     if not cr_scalar_calls_available():

@@ -77,15 +77,24 @@ def _backend(*arrays):
     return _cuda_arrays.device()
 
 
+def _float_dtype(x, name, routine):
+    """TypeError unless x's dtype is native float32 or float64."""
+    if x.dtype in _FLOAT_TYPES:
+        return
+    if x.dtype.kind == "f" and x.dtype.newbyteorder("=") in _FLOAT_TYPES:
+        raise TypeError(f"reproblas.{routine}: {name} has non-native byte order ({x.dtype.str}); "
+                        f"convert it with {name}.astype({name}.dtype.newbyteorder('='))")
+    raise TypeError(f"reproblas.{routine}: {name} has dtype {x.dtype}; reproblas computes "
+                    f"in float32 or float64 only: convert it explicitly, e.g. "
+                    f"{name}.astype(np.float64)")
+
+
 def _vector(x, name, routine):
     if not isinstance(x, np.ndarray):
         raise TypeError(f"reproblas.{routine}: {name} must be a NumPy array of float32 or "
                         f"float64, got {type(x).__name__} (use np.asarray({name}, "
                         f"dtype=np.float64))")
-    if x.dtype not in _FLOAT_TYPES:
-        raise TypeError(f"reproblas.{routine}: {name} has dtype {x.dtype}; reproblas computes "
-                        f"in float32 or float64 only: convert it explicitly, e.g. "
-                        f"{name}.astype(np.float64)")
+    _float_dtype(x, name, routine)
     if x.ndim != 1:
         raise ValueError(f"reproblas.{routine}: {name} must be 1-D, got shape {x.shape} "
                          f"(use {name}.ravel() for a flattened view)")
@@ -145,7 +154,8 @@ def _scalar(alpha, dtype, routine, name="alpha"):
 # ---- routines ----
 
 def _reduction(routine, x, y, order):
-    if _core.plain(x, 1, y, 1) and (y is None or x.shape[0] == y.shape[0]):
+    if (_core.plain(x, 1) if y is None else
+            _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0]):
         # fast path: operands that pass every check below, used as they are
         return _core.reduce(routine, _order(order), x, y, _isa(), _threads())
     if (dev := _backend(x, y)) is not np:
@@ -241,6 +251,8 @@ def dot(x, y, order="sequential"):
     ValueError
         Not 1-D, lengths differ, or `order` is unknown.
     """
+    if y is None:  # to _reduction, None means "no second vector": reject it here
+        _vector(y, "y", "dot")
     return _reduction("dot", x, y, order)
 
 

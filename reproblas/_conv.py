@@ -37,6 +37,9 @@ class _Geometry:
     def __init__(self, routine, in_hw, k_hw, stride, padding, dilation):
         self.stride = _pair(stride, "stride", routine, 1)
         self.dilation = _pair(dilation, "dilation", routine, 1)
+        if 0 in k_hw:  # as PyTorch: no output size is defined for an empty window
+            raise ValueError(f"reproblas.{routine}: the kernel's height and width must be "
+                             f"positive, got {tuple(k_hw)}")
         span = [d * (k - 1) for d, k in zip(self.dilation, k_hw)]
         if isinstance(padding, str):
             if padding == "valid":
@@ -75,7 +78,7 @@ def _prepare(routine, order, arrays, ndim=4):
     _api._backend(*arrays.values())
     code = _api._order(order)
     checked = {name: _matrix(v, name, routine, ndim=1 if name == "bias" else ndim)
-               for name, v in arrays.items() if v is not None}
+               for name, v in arrays.items() if v is not None or name != "bias"}
     _api._same_dtype(routine, **checked)
     return code, {k: _api._contiguous(v) for k, v in checked.items()}
 

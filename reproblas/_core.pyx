@@ -68,16 +68,16 @@ cdef inline bint _plain(object a, int ndim, int typenum):
 
 
 def plain(a, int a_ndim, b=None, int b_ndim=0):
-    """True when a (and b unless None) are NumPy arrays of these ndims, of one
+    """True when a (and b, when b_ndim > 0) are NumPy arrays of these ndims, of one
     native float32/float64 dtype, C- or Fortran-contiguous and aligned: operands that pass
     every check and are used as they are (the wrappers' fast path). False says
-    nothing: the full checks then run."""
+    nothing: the full checks then run (and reject a b of None where one is needed)."""
     if type(a) is not np.ndarray:
         return False
     cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>a)
     if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
         return False
-    return _plain(a, a_ndim, typenum) and (b is None or _plain(b, b_ndim, typenum))
+    return _plain(a, a_ndim, typenum) and (b_ndim == 0 or _plain(b, b_ndim, typenum))
 
 
 def scalar_array(double value, cnp.dtype dtype):
@@ -92,9 +92,12 @@ def scalar_array(double value, cnp.dtype dtype):
     return out
 
 
-def reduce(str routine, int order, cnp.ndarray x, cnp.ndarray y, int isa, int threads):
+def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int isa, int threads):
     """sum/asum/nrm2 of x, or dot of x and y, as a NumPy scalar of x's dtype."""
     cdef int kind = _REDUCTIONS[routine]
+    if (kind == 2) != (y is not None):
+        raise TypeError(f"reproblas core: {routine} takes "
+                        f"{'two vectors' if kind == 2 else 'one vector'}")
     cdef int dtype = _dtype_code(x)
     cdef rb_config cfg
     cfg.isa = isa
@@ -119,7 +122,7 @@ def reduce(str routine, int order, cnp.ndarray x, cnp.ndarray y, int isa, int th
     return PyArray_Scalar(pout, x.dtype, None)
 
 
-def iamax(cnp.ndarray x, int isa, int threads):
+def iamax(cnp.ndarray x not None, int isa, int threads):
     cdef rb_config cfg
     cfg.isa = isa
     cfg.threads = threads
@@ -134,7 +137,8 @@ def iamax(cnp.ndarray x, int isa, int threads):
     return r
 
 
-def axpy(cnp.ndarray alpha, cnp.ndarray x, cnp.ndarray y, int isa, int threads):
+def axpy(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not None,
+         int isa, int threads):
     """y <- fma(alpha, x, y) in place (alpha: a 1-element array of y's dtype)."""
     cdef rb_config cfg
     cfg.isa = isa
@@ -151,7 +155,7 @@ def axpy(cnp.ndarray alpha, cnp.ndarray x, cnp.ndarray y, int isa, int threads):
         raise RuntimeError("reproblas core rejected axpy")
 
 
-def scal(cnp.ndarray alpha, cnp.ndarray x, int isa, int threads):
+def scal(cnp.ndarray alpha not None, cnp.ndarray x not None, int isa, int threads):
     """x <- alpha * x in place."""
     cdef rb_config cfg
     cfg.isa = isa
@@ -248,9 +252,10 @@ cdef extern from "level3.h":
     void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work, int64_t ws)
 
 
-def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha, cnp.ndarray a,
-         int64_t a_rs, int64_t a_cs, cnp.ndarray b, int64_t b_rs, int64_t b_cs,
-         cnp.ndarray beta, cnp.ndarray c, int64_t c_rs, int64_t c_cs, int isa, int threads):
+def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
+         cnp.ndarray a not None, int64_t a_rs, int64_t a_cs,
+         cnp.ndarray b not None, int64_t b_rs, int64_t b_cs, cnp.ndarray beta not None,
+         cnp.ndarray c not None, int64_t c_rs, int64_t c_cs, int isa, int threads):
     """c (m x n, element strides) <- alpha*S [+ beta*c]; op(A)_ik = a[i*a_rs + k*a_cs] etc.
     alpha, beta: 1-element arrays of c's dtype."""
     cdef rb_config cfg
@@ -280,8 +285,8 @@ cdef inline void _op_strides(cnp.ndarray x, bint trans, int64_t *rs, int64_t *cs
     rs[0], cs[0] = (s_c, s_r) if trans else (s_r, s_c)
 
 
-def gemm_plain(int order, cnp.ndarray alpha, cnp.ndarray a, bint trans_a, cnp.ndarray b,
-               bint trans_b, int isa, int threads):
+def gemm_plain(int order, cnp.ndarray alpha not None, cnp.ndarray a not None, bint trans_a,
+               cnp.ndarray b not None, bint trans_b, int isa, int threads):
     """alpha * op(a) @ op(b) (beta 0) as a new C-ordered array, for operands that
     `plain` accepted: a 2-D, b 2-D or 1-D (one column; the result is then 1-D).
     None when the inner dimensions differ (the caller's full checks report it)."""
@@ -306,7 +311,8 @@ def gemm_plain(int order, cnp.ndarray alpha, cnp.ndarray a, bint trans_a, cnp.nd
     return c
 
 
-def ger(cnp.ndarray alpha, cnp.ndarray x, cnp.ndarray y, cnp.ndarray a, int64_t a_rs,
+def ger(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not None,
+        cnp.ndarray a not None, int64_t a_rs,
         int64_t a_cs, int isa, int threads):
     """a (element strides) <- fma(x_i, alpha*y_j, a_ij); x, y contiguous."""
     cdef rb_config cfg
@@ -358,12 +364,14 @@ cpdef enum:
     CONV2D_GRAD_BIAS = 3
 
 
-def conv(int routine, int order, tuple shape, cnp.ndarray a, cnp.ndarray b, cnp.ndarray bias,
-         cnp.ndarray out, int isa, int threads):
+def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarray b,
+         cnp.ndarray bias, cnp.ndarray out not None, int isa, int threads):
     """One of the four convolution routines (CONV2D...) on C-contiguous arrays of out's
     dtype that _conv.py has checked against shape, the 16 ints of rb_conv_shape (n, c,
     h, w, k, r, s, p, q, stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w,
     groups). a, b: the routine's inputs in the C order (b None for grad_bias)."""
+    if (b is None) != (routine == CONV2D_GRAD_BIAS):
+        raise TypeError(f"reproblas core: conv routine {routine} got the wrong operand count")
     cdef rb_config cfg
     cfg.isa = isa
     cfg.threads = threads
@@ -404,7 +412,8 @@ cdef extern from "level3.h":
 
 
 def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray alpha,
-         cnp.ndarray a, int64_t a_rs, int64_t a_cs, cnp.ndarray b, int64_t m, int64_t n,
+         cnp.ndarray a not None, int64_t a_rs, int64_t a_cs, cnp.ndarray b not None,
+         int64_t m, int64_t n,
          int64_t b_rs, int64_t b_cs, int isa, int threads):
     """b (m x n, element strides) <- X with op(a) X = alpha b (left) or X op(a) = alpha b
     (right); alpha: a 1-element array of b's dtype, or None (no scaling: trsv)."""
@@ -439,8 +448,9 @@ cdef extern from "level3.h":
                         const void *beta, void *c, int64_t c_rs, int64_t c_cs) nogil
 
 
-def matmul(int order, cnp.ndarray a, cnp.ndarray a_st, cnp.ndarray b, cnp.ndarray b_st,
-           cnp.ndarray c, cnp.ndarray c_st, int64_t k, int isa, int threads):
+def matmul(int order, cnp.ndarray a not None, cnp.ndarray a_st not None,
+           cnp.ndarray b not None, cnp.ndarray b_st not None,
+           cnp.ndarray c not None, cnp.ndarray c_st not None, int64_t k, int isa, int threads):
     """c[..., m, n] = a[..., m, k] @ b[..., k, n] (alpha 1, beta 0) for every batch entry
     of c's shape; *_st: int64 element strides of each operand over c's dimensions
     (batch strides first, 0 where broadcast, then the row and column strides)."""

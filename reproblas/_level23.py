@@ -19,10 +19,7 @@ def _matrix(a, name, routine, ndim=2, xp=np):
         raise TypeError(f"reproblas.{routine}: {name} must be a NumPy array of float32 or "
                         f"float64, got {type(a).__name__} (use np.asarray({name}, "
                         f"dtype=np.float64))")
-    if a.dtype not in _api._FLOAT_TYPES:
-        raise TypeError(f"reproblas.{routine}: {name} has dtype {a.dtype}; reproblas computes "
-                        f"in float32 or float64 only: convert it explicitly, e.g. "
-                        f"{name}.astype(np.float64)")
+    _api._float_dtype(a, name, routine)
     if a.ndim != ndim:
         raise ValueError(f"reproblas.{routine}: {name} must be {ndim}-D, got shape {a.shape}")
     return a

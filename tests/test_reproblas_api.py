@@ -27,6 +27,9 @@ def test_result_types():
     lambda: rb.sum(np.ones(3, ">f8" if np.little_endian else "<f8")),
     lambda: rb.axpy(np.float64(2), x32, y32.copy()), lambda: rb.scal("2", x64.copy()),
     lambda: rb.scal(True, x64.copy()),
+    # None is how the one-vector reductions say "no y"; dot must not take it so
+    lambda: rb.dot(x32, None), lambda: rb.dot(x64, None, order="pairwise"),
+    lambda: rb.dot(None, y64),
 ])
 def test_type_errors(call):
     with pytest.raises(TypeError, match="reproblas"):
@@ -38,6 +41,19 @@ def test_type_error_names_the_fix():
         rb.dot(x32, y64)
     with pytest.raises(TypeError, match=r"astype\(np.float64\)"):
         rb.sum(np.arange(3))
+    swapped = ">" if np.little_endian else "<"
+    with pytest.raises(TypeError, match=r"byte order.*newbyteorder"):
+        rb.sum(np.ones(3, swapped + "f8"))
+    with pytest.raises(TypeError, match=r"byte order.*newbyteorder"):
+        rb.gemm(1.0, np.ones((2, 2), swapped + "f4"), np.ones((2, 2), np.float32))
+
+
+def test_core_reduce_checks_the_operand_count():
+    # the C core is never handed a NULL y for dot, nor a y it would ignore
+    with pytest.raises(TypeError, match="two vectors"):
+        _core.reduce("dot", 0, x64, None, 0, 1)
+    with pytest.raises(TypeError, match="one vector"):
+        _core.reduce("sum", 0, x64, y64, 0, 1)
 
 
 @pytest.mark.parametrize("call", [

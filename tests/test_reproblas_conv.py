@@ -298,6 +298,17 @@ def test_errors():
         rb.conv2d_grad_input(gy, w, (1, 4, 5.5, 5))
     with pytest.raises(ValueError, match="4 non-negative ints"):
         rb.conv2d_grad_input(gy, w, (1, 4, -5, 5))
+    for call in (lambda: rb.conv2d(None, w), lambda: rb.conv2d(x, None),
+                 lambda: rb.conv2d_grad_bias(None), lambda: rb.conv2d_grad_input(None, w, x.shape),
+                 lambda: rb.conv2d_grad_weight(x, None, w.shape)):
+        with pytest.raises(TypeError, match="NumPy array"):
+            call()
+    # an empty kernel window (PyTorch refuses it too): 'same' would pad by -1
+    for padding in (0, "same"):
+        with pytest.raises(ValueError, match="kernel's height and width"):
+            rb.conv2d(x, w[:, :, :0], padding=padding)
+        with pytest.raises(ValueError, match="kernel's height and width"):
+            rb.conv2d_grad_weight(x, gy, (2, 4, 3, 0), padding=padding)
     with pytest.raises(ValueError, match="4-D"):
         rb.conv2d_grad_bias(gy[0])
     with pytest.raises(ValueError, match="at most 2"):  # beyond the core's index range

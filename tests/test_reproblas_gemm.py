@@ -368,6 +368,15 @@ def test_errors():
         rb.gemm(1.0, np.ones((3, 4), np.int64), np.ones((4, 2), np.int64))
     with pytest.raises(TypeError, match="NumPy array"):
         rb.gemm(1.0, [[1.0]], np.ones((1, 1)))
+    # a missing operand on the fast path's shapes (a plain 2-D a): an error, not a crash
+    for dt in (np.float32, np.float64):
+        a = np.ones((3, 3), dt)
+        for call in (lambda: rb.gemm(1.0, a, None), lambda: rb.gemm(1.0, None, a),
+                     lambda: rb.gemv(1.0, a, None), lambda: rb.matmul(a, None),
+                     lambda: rb.ger(1.0, a[0], None), lambda: rb.trsm(1.0, a, None),
+                     lambda: rb.trsv(a, None)):
+            with pytest.raises(TypeError, match="NumPy array"):
+                call()
     with pytest.raises(ValueError, match="inner dimensions"):
         rb.gemm(1.0, np.ones((3, 4)), np.ones((3, 2)))
     with pytest.raises(ValueError, match="2-D"):
