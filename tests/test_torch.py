@@ -147,6 +147,24 @@ def test_arguments_are_checked():
         rt.Conv2d(1, 1, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="padding_mode"):
         rt.convert(torch.nn.Conv2d(1, 1, 3, padding_mode="circular"))
+    x4 = torch.ones(1, 1, 3, 3)
+    for call in (lambda: rt.linear(None, f32), lambda: rt.linear(f32, None),
+                 lambda: rt.matmul(f32, None), lambda: rt.conv2d(None, x4),
+                 lambda: rt.conv2d(x4, None)):
+        with pytest.raises(TypeError, match="torch.Tensor"):  # only a bias may be None
+            call()
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_matmul_of_two_vectors_is_0d(gen, order):
+    a = spread(gen, (5,), torch.float64).requires_grad_()
+    b = spread(gen, (5,), torch.float64).requires_grad_()
+    y = rt.matmul(a, b, order=order)
+    assert y.shape == torch.matmul(a, b).shape == ()
+    assert same_bits(y.detach().numpy(), np.asarray(reproblas.dot(a.detach().numpy(),
+                                                                  b.detach().numpy(), order)))
+    y.backward()
+    assert same_bits(a.grad.numpy(), b.detach().numpy())  # products by 1: exact
 
 
 @pytest.mark.parametrize("make", [

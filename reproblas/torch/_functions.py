@@ -34,9 +34,9 @@ def _array(t, name, routine):
 
 
 def _check(routine, **tensors):
-    """Each tensor (None: an absent bias) is a CPU float tensor, all of one dtype."""
+    """Each tensor is a CPU float tensor (the bias may be None: absent), all of one dtype."""
     for name, t in tensors.items():
-        if t is not None:
+        if t is not None or name != "bias":
             _array(t, name, routine)
     dtypes = {name: t.dtype for name, t in tensors.items() if t is not None}
     if len(set(dtypes.values())) > 1:
@@ -46,7 +46,9 @@ def _check(routine, **tensors):
 
 
 def _tensor(a):
-    return torch.from_numpy(np.ascontiguousarray(a))
+    """A C-ordered tensor of a's values; 0-d stays 0-d (np.ascontiguousarray makes it 1-D)."""
+    a = np.asarray(a)
+    return torch.from_numpy(a if a.flags.c_contiguous else np.ascontiguousarray(a))
 
 
 def _rows(a):
@@ -151,7 +153,7 @@ class _Matmul(torch.autograd.Function):
         a, b = _array(a_t, "input", "matmul"), _array(b_t, "other", "matmul")
         ctx.save_for_backward(a_t, b_t)
         ctx.order = order
-        return _tensor(np.asarray(reproblas.matmul(a, b, order=order)))
+        return _tensor(reproblas.matmul(a, b, order=order))
 
     @staticmethod
     def backward(ctx, grad_output):
