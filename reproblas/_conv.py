@@ -80,7 +80,7 @@ def _prepare(routine, order, arrays, ndim=4):
     checked = {name: _matrix(v, name, routine, ndim=1 if name == "bias" else ndim)
                for name, v in arrays.items() if v is not None or name != "bias"}
     _api._same_dtype(routine, **checked)
-    return code, {k: _api._contiguous(v) for k, v in checked.items()}
+    return code, checked  # made contiguous by _run, after every size check
 
 
 def _groups(groups, routine, channels, out_channels):
@@ -119,20 +119,24 @@ def _check_weight(w_shape, c, groups, routine):
 
 
 _MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h
+_ROUTINE_NAMES = {_core.CONV2D: "conv2d", _core.CONV2D_GRAD_INPUT: "conv2d_grad_input",
+                  _core.CONV2D_GRAD_WEIGHT: "conv2d_grad_weight",
+                  _core.CONV2D_GRAD_BIAS: "conv2d_grad_bias"}
 
 
-def _core_shape(routine, x_shape, w_shape, g, groups):
+def _core_shape(x_shape, w_shape, g, groups):
     """The 16 ints of the core's rb_conv_shape."""
     n, c, h, wd = x_shape
     k, _, r, s = w_shape
-    shape = (n, c, h, wd, k, r, s) + g.out + g.stride + g.pad + g.dilation + (groups,)
-    if max(shape) > _MAX_DIM:
-        raise ValueError(f"reproblas.{routine}: sizes, strides, paddings and dilations must be "
-                         f"at most 2**30, got {shape}")
-    return shape
+    return (n, c, h, wd, k, r, s) + g.out + g.stride + g.pad + g.dilation + (groups,)
 
 
 def _run(routine, code, shape, a, b, bias, out):
+    """The core call on C-ordered copies where needed, once shape is known to fit."""
+    if max(shape) > _MAX_DIM:
+        raise ValueError(f"reproblas.{_ROUTINE_NAMES[routine]}: sizes, strides, paddings and "
+                         f"dilations must be at most 2**30, got {shape}")
+    a, b, bias = (None if v is None else _api._contiguous(v) for v in (a, b, bias))
     _core.conv(routine, code, shape, a, b, bias, out, _api._isa(), _api._threads())
     return out
 
@@ -220,7 +224,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     y = np.empty(y_shape, dtype=x.dtype)
     if y.size == 0:
         return y
-    shape = _core_shape("conv2d", x.shape, w.shape, g, groups)
+    shape = _core_shape(x.shape, w.shape, g, groups)
     return _run(_core.CONV2D, code, shape, x, w, b, y)
 
 
@@ -259,7 +263,7 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     gx = np.empty((n, c, h, wd), dtype=gy.dtype)
     if gx.size == 0:
         return gx
-    shape = _core_shape("conv2d_grad_input", gx.shape, w.shape, g, groups)
+    shape = _core_shape(gx.shape, w.shape, g, groups)
     return _run(_core.CONV2D_GRAD_INPUT, code, shape, gy, w, None, gx)
 
 
@@ -298,7 +302,7 @@ def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, di
     gw = np.empty((k, cg, r, s), dtype=x.dtype)
     if gw.size == 0:
         return gw
-    shape = _core_shape("conv2d_grad_weight", x.shape, gw.shape, g, groups)
+    shape = _core_shape(x.shape, gw.shape, g, groups)
     return _run(_core.CONV2D_GRAD_WEIGHT, code, shape, x, gy, None, gw)
 
 

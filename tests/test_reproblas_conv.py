@@ -316,6 +316,12 @@ def test_errors():
     with pytest.raises(ValueError, match="at most 2"):
         rb.conv2d_grad_weight(x, np.zeros((1, 2, 1, 3), np.float32), w.shape,
                               stride=(2 ** 31, 1))
+    # refused from the shapes alone: a 2**32-element broadcast view is never copied
+    huge = np.broadcast_to(np.float32(0), (1, 1, 2 ** 31, 2))
+    for call in (lambda: rb.conv2d(huge, w[:1, :1, :1, :1]), lambda: rb.conv2d_grad_bias(huge),
+                 lambda: rb.conv2d_grad_weight(huge, huge, (1, 1, 1, 1))):
+        with pytest.raises(ValueError, match="conv2d.*at most 2"):
+            call()
 
 
 def test_torch_sanity():
