@@ -242,6 +242,14 @@ def test_cli_range_error_exit_code():
     assert out.returncode == 2 and "--range" in out.stderr and "is empty" in out.stderr
 
 
+@pytest.mark.parametrize("option", ["--report", "--checkpoint"])
+def test_cli_unwritable_paths_are_refused_before_the_run(tmp_path, option):
+    for path, message in ((tmp_path / "no" / "r.json", "does not exist"), (tmp_path, "is a folder")):
+        out = _run_cli("exp", "--range", "0:16", "--jobs", "1", option, str(path))
+        assert out.returncode == 2 and option in out.stderr and message in out.stderr
+        assert "inputs per path" not in out.stderr  # nothing was verified
+
+
 def test_missing_mpfr_is_a_clear_error():
     out = _run_cli("exp", "--range", "0:16", "--jobs", "1",
                    env={"CRLIBM_VERIFY_LIBMPFR": "/nonexistent/libmpfr.so"})

@@ -95,6 +95,18 @@ def _stop(signum, frame):
     raise KeyboardInterrupt  # SIGTERM stops like Ctrl-C: the checkpoint is saved
 
 
+def _unwritable(path):
+    """Why path cannot be written (checked before a run that may take minutes), or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"{path}: the folder {folder} does not exist"
+    if os.path.isdir(path):
+        return f"{path} is a folder"
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        return f"{path} cannot be written (permissions)"
+    return None
+
+
 def main(argv=None):
     parser = make_parser()
     args = parser.parse_args(argv)
@@ -102,6 +114,9 @@ def main(argv=None):
         dict.fromkeys(args.functions))
     if args.jobs < 1 or args.sample < 1 or args.max_wrong < 0:
         parser.error("--jobs and --sample must be at least 1, --max-wrong at least 0")
+    for option, path in (("--report", args.report), ("--checkpoint", args.checkpoint)):
+        if path and (why := _unwritable(path)):
+            parser.error(f"{option}: {why}")
     corrupt = args.inject_wrong or (None, 0)
     hooks = runner.Hooks(corrupt[0], corrupt[1], args.inject_ref_error)
     lo, hi = args.range
@@ -121,10 +136,14 @@ def main(argv=None):
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if args.report:
-        report.write(result, args.report)
     for line in report.summary_lines(result):
         print(line)
     for line in report.problems(result):
         print(line, file=sys.stderr)
+    if args.report:
+        try:
+            report.write(result, args.report)
+        except OSError as exc:  # e.g. the folder went away during the run
+            print(f"crlibm_py.verify: the report was not written: {exc}", file=sys.stderr)
+            return EXIT_ENVIRONMENT
     return EXIT_OK if result["ok"] else EXIT_FAILED
