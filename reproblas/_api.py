@@ -77,6 +77,17 @@ def _backend(*arrays):
     return _cuda_arrays.device()
 
 
+def _flag(value, name, routine):
+    """A bool option: True/False, or scipy's 0/1 integers (for trans, 2 = conjugate transpose,
+    the transpose of real data). Anything else, e.g. a BLAS letter 'N' (truthy), is refused."""
+    if value is True or value is False:
+        return value
+    if isinstance(value, np.bool_) or (isinstance(value, (int, np.integer)) and
+                                       0 <= value <= (2 if "trans" in name else 1)):
+        return bool(value)
+    raise TypeError(f"reproblas.{routine}: {name} must be True or False, got {value!r}")
+
+
 def _float_dtype(x, name, routine):
     """TypeError unless x's dtype is native float32 or float64."""
     if x.dtype in _FLOAT_TYPES:

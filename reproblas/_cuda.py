@@ -393,7 +393,7 @@ def api_trsm(dev, routine, alpha, a, b, side, lower, trans, unit, order, overwri
     what = (f"b has {size} elements" if routine == "trsv" else
             f"b has shape {b.shape}, side={'right' if right else 'left'}")
     _solve._square(a, routine, size, what)
-    flags = [_solve._flag(v, name, routine) for v, name in (
+    flags = [_api._flag(v, name, routine) for v, name in (
         (lower, "lower"), (trans, "trans" if routine == "trsv" else "trans_a"),
         (unit, "unit_diagonal"))]
     with _on_device([a]):

@@ -12,6 +12,7 @@ is updated in place (any layout) and returned.
 import numpy as np
 
 from . import _api, _core, _cuda
+from ._api import _flag
 
 
 def _matrix(a, name, routine, ndim=2, xp=np):
@@ -139,6 +140,8 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     ValueError
         Shapes do not match, beta != 0 without c, or c is read-only with overwrite_c.
     """
+    trans_a, trans_b = _flag(trans_a, "trans_a", "gemm"), _flag(trans_b, "trans_b", "gemm")
+    overwrite_c = _flag(overwrite_c, "overwrite_c", "gemm")
     if c is None and _core.plain(a, 2, b, 2) and _is_zero(beta):
         out = _plain_product(order, alpha, a, trans_a, b, trans_b, "gemm")
         if out is not None:
@@ -207,6 +210,7 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
     numpy.ndarray
         The 1-D result: a new array, or y when overwrite_y is true.
     """
+    trans, overwrite_y = _flag(trans, "trans", "gemv"), _flag(overwrite_y, "overwrite_y", "gemv")
     if y is None and _core.plain(a, 2, x, 1) and _is_zero(beta):
         out = _plain_product(order, alpha, a, trans, x, False, "gemv")
         if out is not None:
@@ -266,6 +270,7 @@ def ger(alpha, x, y, a=None, overwrite_a=False):
     numpy.ndarray
         The updated matrix: a new array, or a when overwrite_a is true.
     """
+    overwrite_a = _flag(overwrite_a, "overwrite_a", "ger")
     if (dev := _api._backend(x, y, a)) is not np:
         return _cuda.api_ger(dev, alpha, x, y, a, overwrite_a)
     x = _matrix(x, "x", "ger", ndim=1)

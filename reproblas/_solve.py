@@ -14,14 +14,6 @@ from ._level23 import _elements, _matrix, _output, _unshared
 _SIDES = {"left": 0, "l": 0, 0: 0, "right": 1, "r": 1, 1: 1}
 
 
-def _flag(value, name, routine):
-    """A bool option; scipy's 0/1 integers (trans 2 = conjugate = transpose) are accepted."""
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer))
-                                               and 0 <= value <= (2 if "trans" in name else 1)):
-        return bool(value)
-    raise TypeError(f"reproblas.{routine}: {name} must be True or False, got {value!r}")
-
-
 def _side(side):
     key = side.lower() if isinstance(side, str) else side
     if isinstance(key, (bool, np.bool_)) or key not in _SIDES:
@@ -87,6 +79,7 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     numpy.ndarray
         x: a new array, or b when overwrite_b is true.
     """
+    overwrite_b = _api._flag(overwrite_b, "overwrite_b", "trsv")
     if (dev := _api._backend(a, b)) is not np:
         return _cuda.api_trsm(dev, "trsv", None, a, b, 0, lower, trans, unit_diagonal, order,
                               overwrite_b)
@@ -94,9 +87,9 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     b = _matrix(b, "b", "trsv", ndim=1)
     _api._same_dtype("trsv", a=a, b=b)
     _square(a, "trsv", b.shape[0], f"b has {b.shape[0]} elements")
-    return _solve("trsv", order, False, _flag(lower, "lower", "trsv"),
-                  _flag(trans, "trans", "trsv"), _flag(unit_diagonal, "unit_diagonal", "trsv"),
-                  None, a, b, overwrite_b)
+    return _solve("trsv", order, False, _api._flag(lower, "lower", "trsv"),
+                  _api._flag(trans, "trans", "trsv"),
+                  _api._flag(unit_diagonal, "unit_diagonal", "trsv"), None, a, b, overwrite_b)
 
 
 def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=False, *,
@@ -130,6 +123,7 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     numpy.ndarray
         x: a new C-ordered array, or b when overwrite_b is true.
     """
+    overwrite_b = _api._flag(overwrite_b, "overwrite_b", "trsm")
     if (dev := _api._backend(a, b)) is not np:
         return _cuda.api_trsm(dev, "trsm", alpha, a, b, side, lower, trans_a, unit_diagonal,
                               order, overwrite_b)
@@ -140,6 +134,6 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     al = _api._scalar(alpha, a.dtype, "trsm")
     size = b.shape[1] if right else b.shape[0]
     _square(a, "trsm", size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
-    return _solve("trsm", order, right, _flag(lower, "lower", "trsm"),
-                  _flag(trans_a, "trans_a", "trsm"),
-                  _flag(unit_diagonal, "unit_diagonal", "trsm"), al, a, b, overwrite_b)
+    return _solve("trsm", order, right, _api._flag(lower, "lower", "trsm"),
+                  _api._flag(trans_a, "trans_a", "trsm"),
+                  _api._flag(unit_diagonal, "unit_diagonal", "trsm"), al, a, b, overwrite_b)

@@ -173,3 +173,26 @@ def test_after_fork(small_splits, monkeypatch):
     if pid == 0:
         os._exit(0 if rb.sum(x, order="pairwise") == want else 1)
     assert os.waitpid(pid, 0)[1] == 0
+
+
+def test_bool_options_refuse_blas_letters():
+    # 'N' is truthy: taken as a bool it would transpose; BLAS users write it, so it must fail
+    a, v = np.eye(3) + np.triu(np.ones((3, 3))), np.ones(3)
+    calls = {
+        "trans_a": lambda f: rb.gemm(1.0, a, a, trans_a=f),
+        "trans_b": lambda f: rb.gemm(1.0, a, a, trans_b=f),
+        "overwrite_c": lambda f: rb.gemm(1.0, a, a, 1.0, a.copy(), overwrite_c=f),
+        "trans": lambda f: rb.gemv(1.0, a, v, trans=f),
+        "overwrite_y": lambda f: rb.gemv(1.0, a, v, 1.0, v.copy(), overwrite_y=f),
+        "overwrite_a": lambda f: rb.ger(1.0, v, v, a.copy(), overwrite_a=f),
+        "overwrite_b": lambda f: rb.trsv(a, v.copy(), overwrite_b=f),
+    }
+    for name, call in calls.items():
+        for bad in ("N", "T", "yes", None, 3, 1.0):
+            with pytest.raises(TypeError, match=f"{name} must be True or False"):
+                call(bad)
+    # scipy.linalg.blas spells them 0/1 (trans 2: conjugate transpose, the transpose here)
+    assert np.array_equal(rb.gemm(1.0, a, a, trans_a=1), rb.gemm(1.0, a, a, trans_a=True))
+    assert np.array_equal(rb.gemm(1.0, a, a, trans_a=2), rb.gemm(1.0, a, a, trans_a=True))
+    assert np.array_equal(rb.gemv(1.0, a, v, trans=np.int64(0)), rb.gemv(1.0, a, v))
+    assert np.array_equal(rb.gemm(1.0, a, a, trans_b=np.True_), rb.gemm(1.0, a, a.T.copy()))
