@@ -88,8 +88,11 @@ def _flag(value, name, routine):
     raise TypeError(f"reproblas.{routine}: {name} must be True or False, got {value!r}")
 
 
-def _float_dtype(x, name, routine):
-    """TypeError unless x's dtype is native float32 or float64."""
+def _float_array(x, name, routine):
+    """TypeError unless x (an array) is unmasked, of native float32 or float64."""
+    if isinstance(x, np.ma.MaskedArray):  # its mask would be ignored: refuse, never guess
+        raise TypeError(f"reproblas.{routine}: {name} is a masked array, whose mask reproblas "
+                        f"would ignore; pass {name}.filled(v), v the value masked entries take")
     if x.dtype in _FLOAT_TYPES:
         return
     if x.dtype.kind == "f" and x.dtype.newbyteorder("=") in _FLOAT_TYPES:
@@ -105,7 +108,7 @@ def _vector(x, name, routine):
         raise TypeError(f"reproblas.{routine}: {name} must be a NumPy array of float32 or "
                         f"float64, got {type(x).__name__} (use np.asarray({name}, "
                         f"dtype=np.float64))")
-    _float_dtype(x, name, routine)
+    _float_array(x, name, routine)
     if x.ndim != 1:
         raise ValueError(f"reproblas.{routine}: {name} must be 1-D, got shape {x.shape} "
                          f"(use {name}.ravel() for a flattened view)")

@@ -20,7 +20,7 @@ def _matrix(a, name, routine, ndim=2, xp=np):
         raise TypeError(f"reproblas.{routine}: {name} must be a NumPy array of float32 or "
                         f"float64, got {type(a).__name__} (use np.asarray({name}, "
                         f"dtype=np.float64))")
-    _api._float_dtype(a, name, routine)
+    _api._float_array(a, name, routine)
     if a.ndim != ndim:
         raise ValueError(f"reproblas.{routine}: {name} must be {ndim}-D, got shape {a.shape}")
     return a

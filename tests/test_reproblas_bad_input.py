@@ -25,6 +25,7 @@ def odd_operands(good):
         "other float": good.astype(np.float32 if good.dtype == np.float64 else np.float64),
         "swapped": good.astype(good.dtype.newbyteorder()), "0-d": np.array(1.0, good.dtype),
         "extra axis": good[None], "empty": good[..., :0],
+        "masked": np.ma.array(good, mask=np.zeros(good.shape, bool)),
     }
 
 
@@ -75,6 +76,7 @@ def test_odd_operands_give_the_clean_result_or_a_clean_error(routine):
                 got = fn(*args)
             except CLEAN_ERRORS:
                 continue
+            assert name != "masked", routine  # its mask would be ignored: must be refused
             # accepted: must equal the call on clean copies, in-place operands included
             assert agree(got, fn(*ref_args)), (routine, pos, name)
             if isinstance(odd, np.ndarray) and routine in ("axpy", "scal"):
