@@ -148,6 +148,12 @@ def test_jobs_give_the_same_result():
         assert a["paths"] == b["paths"] and a["paths"]["scalar"]["wrong"] > 0
 
 
+def test_jobs_are_capped_by_the_work():
+    # one chunk and one bound check: --jobs 64 starts two processes, not 64
+    res = run(["rsqrt"], "fast", None, 64, 0x3F800000, 0x3F800100, **_quiet())
+    assert res["ok"] and res["jobs"] == 2
+
+
 def test_checkpoint_resumes_an_interrupted_run(tmp_path, monkeypatch):
     ck = str(tmp_path / "ck.json")
     lo, hi = 0x3F800000, 0x3F800000 + 4 * (1 << 12)
