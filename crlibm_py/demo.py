@@ -63,6 +63,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20000, help="inputs per function")
     args = parser.parse_args(argv)
+    if args.n < 1:
+        parser.error(f"--n must be at least 1, got {args.n}")
     rng = np.random.default_rng(2026)
     paths = [p for p in crlibm_py.isa_names() if crlibm_py.isa_supported(p)]
     try:

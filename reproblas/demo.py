@@ -101,6 +101,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=300, help="matrix size of the gemm problems")
     args = parser.parse_args(argv)
+    if args.n < 6:  # the gemm problem is n x (n + 3) @ (n + 3) x (n - 5)
+        parser.error(f"--n must be at least 6, got {args.n}")
     rng = np.random.default_rng(2026)
     reproblas_table(args.n, rng)
     numpy_comparison(args.n, rng)

@@ -23,3 +23,10 @@ def test_crlibm_demo_finds_no_wrong_result(capsys):
     for fname in ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt"):
         row = re.search(rf"^{fname}\s+\S+(?: %)?\s+(\d+)\s", out, re.M)
         assert row is not None and row.group(1) == "0", out
+
+
+@pytest.mark.parametrize("demo,smallest", [(reproblas_demo, 6), (crlibm_demo, 1)])
+def test_demo_sizes_below_the_smallest_are_usage_errors(demo, smallest, capsys):
+    with pytest.raises(SystemExit) as exc:
+        demo.main(["--n", str(smallest - 1)])
+    assert exc.value.code == 2 and f"--n must be at least {smallest}" in capsys.readouterr().err
