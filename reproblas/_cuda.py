@@ -176,13 +176,16 @@ def ger(dev, alpha, x, y, a):
 # Same checks and semantics as the NumPy path; results are device arrays
 # (reductions: 0-d arrays, as CuPy's own reductions return).
 
-def _checked(dev, routine, names, arrays, ndims):
-    """The arrays on dev (None stays None), checked like the NumPy path's."""
+def _checked(dev, routine, names, arrays, ndims, optional=()):
+    """The arrays on dev, checked like the NumPy path's; None stays None for the names in
+    `optional` (absent operands) and is a TypeError for the others."""
     from . import _api, _level23
     out = {}
     for name, a, nd in zip(names, arrays, ndims):
-        if a is None:
+        if a is None and name in optional:
             continue
+        if a is None:
+            _level23._matrix(a, name, routine)  # raises the NumPy path's TypeError
         try:
             a = dev.as_array(a)
         except TypeError as e:
@@ -203,7 +206,7 @@ def _on_device(arrays):
 def api_reduction(dev, routine, x, y, order):
     from . import _api
     _api._order(order)
-    x, y = _checked(dev, routine, ("x", "y"), (x, y), (1, 1))
+    x, y = _checked(dev, routine, ("x", "y"), (x, y), (1, 1), optional=("y",))
     if y is not None:
         _api._same_length(routine, x, y)
         y = dev.xp.ascontiguousarray(y)
@@ -269,7 +272,7 @@ def api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order,
     from . import _api
     _api._order(order)
     caller_c = c
-    a, b, c = _checked(dev, routine, ("a", "b", "c"), (a, b, c), (2, 2, 2))
+    a, b, c = _checked(dev, routine, ("a", "b", "c"), (a, b, c), (2, 2, 2), optional=("c",))
     al = _api._scalar(alpha, a.dtype, routine)[0]
     be = _api._scalar(beta, a.dtype, routine, "beta")[0]
     m, ka = (a.shape[1], a.shape[0]) if trans_a else a.shape
@@ -290,7 +293,7 @@ def api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order,
 
 def api_gemv(dev, alpha, a, x, beta, y, trans, overwrite_y, order):
     caller_y = y
-    a, x, y = _checked(dev, "gemv", ("a", "x", "y"), (a, x, y), (2, 1, 1))
+    a, x, y = _checked(dev, "gemv", ("a", "x", "y"), (a, x, y), (2, 1, 1), optional=("y",))
     m = a.shape[1] if trans else a.shape[0]
     if y is not None and y.shape != (m,):
         raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
@@ -302,7 +305,7 @@ def api_gemv(dev, alpha, a, x, beta, y, trans, overwrite_y, order):
 def api_ger(dev, alpha, x, y, a, overwrite_a):
     from . import _api
     caller_a = a
-    x, y, a = _checked(dev, "ger", ("x", "y", "a"), (x, y, a), (1, 1, 2))
+    x, y, a = _checked(dev, "ger", ("x", "y", "a"), (x, y, a), (1, 1, 2), optional=("a",))
     al = _api._scalar(alpha, x.dtype, "ger")[0]
     shape = (x.shape[0], y.shape[0])
     with _on_device([x]):
@@ -430,7 +433,7 @@ def _conv_launch(dev, name, order, dtype, images, groups, channels, positions, a
 def _conv_operands(dev, routine, order, names, arrays, ndims):
     from . import _api
     _api._order(order)
-    checked = _checked(dev, routine, names, arrays, ndims)
+    checked = _checked(dev, routine, names, arrays, ndims, optional=("bias",))
     return [None if v is None else dev.xp.ascontiguousarray(v) for v in checked]
 
 

@@ -117,3 +117,15 @@ def test_kernel_cache_key_follows_every_included_file(tmp_path):
     header = root / "c" / "crlibm" / "fputil.h"
     header.write_text(header.read_text() + "\n")
     assert _cuda.sources_digest(root) != before
+
+
+def test_missing_operands_on_the_device_path(gpu):
+    a, v = emu_array(np.ones((3, 3), np.float32)), emu_array(np.ones(3, np.float32))
+    x4 = emu_array(np.ones((1, 1, 3, 3), np.float32))
+    for call in (lambda: reproblas.gemm(1.0, a, None), lambda: reproblas.gemm(1.0, None, a),
+                 lambda: reproblas.gemv(1.0, a, None), lambda: reproblas.ger(1.0, v, None),
+                 lambda: reproblas.axpy(1.0, v, None), lambda: reproblas.dot(v, None),
+                 lambda: reproblas.matmul(a, None), lambda: reproblas.trsm(1.0, a, None),
+                 lambda: reproblas.conv2d(x4, None), lambda: reproblas.conv2d(None, x4)):
+        with pytest.raises(TypeError, match="NoneType"):
+            call()
