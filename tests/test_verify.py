@@ -248,6 +248,16 @@ def test_cli_range_error_exit_code():
     assert out.returncode == 2 and "--range" in out.stderr and "is empty" in out.stderr
 
 
+@pytest.mark.parametrize("text,message", [
+    ("garbage{", "unreadable"), ("[]", "not a crlibm_py.verify checkpoint"),
+    ('{"kind": 1}', "not a crlibm_py.verify checkpoint")])
+def test_foreign_checkpoint_files_are_usage_errors(tmp_path, text, message):
+    ck = tmp_path / "ck.json"
+    ck.write_text(text)
+    out = _run_cli("exp", "--range", "0:16", "--jobs", "1", "--checkpoint", str(ck))
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
 @pytest.mark.parametrize("option", ["--report", "--checkpoint"])
 def test_cli_unwritable_paths_are_refused_before_the_run(tmp_path, option):
     for path, message in ((tmp_path / "no" / "r.json", "does not exist"), (tmp_path, "is a folder")):

@@ -52,7 +52,8 @@ def load(path, config):
             data = json.load(f)
     except (OSError, ValueError) as exc:
         raise ValueError(f"checkpoint {path}: unreadable ({exc})") from None
-    if data.get("kind") != KIND or data.get("version") != 1:
+    if (not isinstance(data, dict) or data.get("kind") != KIND or data.get("version") != 1
+            or not isinstance(data.get("functions"), dict)):
         raise ValueError(f"checkpoint {path}: not a crlibm_py.verify checkpoint")
     if data.get("config") != config:
         raise ValueError(f"checkpoint {path} was written by a run with another configuration "
