@@ -78,12 +78,12 @@ def isa_names():
     return [cr_isa_name(i).decode() for i in range(CR_ISA_COUNT)]
 
 
-def isa_supported(str name):
+def isa_supported(str name not None):
     """Whether this CPU can run the named path."""
     return cr_isa_parse(name.encode()) >= 0
 
 
-def isa_code(str name):
+def isa_code(str name not None):
     """Path code for a name ('' = best); -1 unknown name, -2 not supported by this CPU."""
     return cr_isa_parse(name.encode())
 

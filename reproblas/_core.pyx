@@ -183,7 +183,7 @@ def isa_names():
     return [cr_isa_name(i).decode() for i in range(CR_ISA_COUNT)]
 
 
-def isa_code(str name):
+def isa_code(str name not None):
     """Path code for a name ('' = best); -1 unknown name, -2 not supported by this CPU."""
     return cr_isa_parse(name.encode())
 

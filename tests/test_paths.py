@@ -110,6 +110,9 @@ def test_memory_orders(fname, use_isa):
 def test_supported_paths_listed():
     assert "scalar" in SUPPORTED_ISAS
     assert crlibm_py.best_isa() in SUPPORTED_ISAS
+    assert not crlibm_py.isa_supported("neon")  # not a path of this library: no
+    with pytest.raises(TypeError):
+        crlibm_py.isa_supported(None)
 
 
 def _positive_normals(rng, n):
