@@ -147,6 +147,8 @@ def test_arguments_are_checked():
         rt.Conv2d(1, 1, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="padding_mode"):
         rt.convert(torch.nn.Conv2d(1, 1, 3, padding_mode="circular"))
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        rt.convert([torch.nn.Linear(2, 2)])
     x4 = torch.ones(1, 1, 3, 3)
     for call in (lambda: rt.linear(None, f32), lambda: rt.linear(f32, None),
                  lambda: rt.matmul(f32, None), lambda: rt.conv2d(None, x4),

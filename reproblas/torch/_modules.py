@@ -124,10 +124,15 @@ def convert(module, *, order="sequential"):
 
     Raises
     ------
+    TypeError
+        module is not a torch.nn.Module.
     ValueError
         A Conv2d with a padding_mode other than 'zeros', or an unknown order.
     """
     _api._order(order)
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"reproblas.torch.convert: module must be a torch.nn.Module, got "
+                        f"{type(module).__name__}")
     replacement = _REPLACEMENTS.get(type(module))
     if replacement is not None:
         return replacement.from_torch(module, order)
