@@ -312,8 +312,7 @@ def gemm_plain(int order, cnp.ndarray alpha not None, cnp.ndarray a not None, bi
 
 
 def ger(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not None,
-        cnp.ndarray a not None, int64_t a_rs,
-        int64_t a_cs, int isa, int threads):
+        cnp.ndarray a not None, int64_t a_rs, int64_t a_cs, int isa, int threads):
     """a (element strides) <- fma(x_i, alpha*y_j, a_ij); x, y contiguous."""
     cdef rb_config cfg
     cfg.isa = isa
@@ -413,8 +412,7 @@ cdef extern from "level3.h":
 
 def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray alpha,
          cnp.ndarray a not None, int64_t a_rs, int64_t a_cs, cnp.ndarray b not None,
-         int64_t m, int64_t n,
-         int64_t b_rs, int64_t b_cs, int isa, int threads):
+         int64_t m, int64_t n, int64_t b_rs, int64_t b_cs, int isa, int threads):
     """b (m x n, element strides) <- X with op(a) X = alpha b (left) or X op(a) = alpha b
     (right); alpha: a 1-element array of b's dtype, or None (no scaling: trsv)."""
     cdef rb_config cfg

@@ -384,7 +384,8 @@ def _trsm_carry(dev, order, mat, x, r0, r1):
 
 
 def api_trsm(dev, routine, alpha, a, b, side, lower, trans, unit, order, overwrite_b):
-    """trsv (b 1-D, alpha None) and trsm on device arrays, with _solve.py's checks."""
+    """trsv (b 1-D, alpha None) and trsm on device arrays, with _solve.py's checks (the
+    bool options arrive checked)."""
     from . import _api, _solve
     _api._order(order)
     caller_b = b
@@ -396,13 +397,10 @@ def api_trsm(dev, routine, alpha, a, b, side, lower, trans, unit, order, overwri
     what = (f"b has {size} elements" if routine == "trsv" else
             f"b has shape {b.shape}, side={'right' if right else 'left'}")
     _solve._square(a, routine, size, what)
-    flags = [_api._flag(v, name, routine) for v, name in (
-        (lower, "lower"), (trans, "trans" if routine == "trsv" else "trans_a"),
-        (unit, "unit_diagonal"))]
     with _on_device([a]):
         # the right-hand sides unit-stride (coalesced), always a fresh copy
         x = dev.xp.array(b2.T if right else b2, order="C", copy=True)
-        trsm(dev, order, right, *flags, al, a, x)
+        trsm(dev, order, right, lower, trans, unit, al, a, x)
         result = x.T if right else x
         if overwrite_b:
             b2[...] = result

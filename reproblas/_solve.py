@@ -14,6 +14,13 @@ from ._level23 import _elements, _matrix, _output, _unshared
 _SIDES = {"left": 0, "l": 0, 0: 0, "right": 1, "r": 1, 1: 1}
 
 
+def _flags(routine, lower, trans, unit_diagonal, overwrite_b):
+    """The bool options of trsv/trsm, checked once for both backends."""
+    names = ("lower", "trans" if routine == "trsv" else "trans_a", "unit_diagonal", "overwrite_b")
+    return [_api._flag(v, name, routine)
+            for v, name in zip((lower, trans, unit_diagonal, overwrite_b), names)]
+
+
 def _side(side):
     key = side.lower() if isinstance(side, str) else side
     if isinstance(key, (bool, np.bool_)) or key not in _SIDES:
@@ -79,7 +86,8 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     numpy.ndarray
         x: a new array, or b when overwrite_b is true.
     """
-    overwrite_b = _api._flag(overwrite_b, "overwrite_b", "trsv")
+    lower, trans, unit_diagonal, overwrite_b = _flags("trsv", lower, trans, unit_diagonal,
+                                                      overwrite_b)
     if (dev := _api._backend(a, b)) is not np:
         return _cuda.api_trsm(dev, "trsv", None, a, b, 0, lower, trans, unit_diagonal, order,
                               overwrite_b)
@@ -87,9 +95,7 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     b = _matrix(b, "b", "trsv", ndim=1)
     _api._same_dtype("trsv", a=a, b=b)
     _square(a, "trsv", b.shape[0], f"b has {b.shape[0]} elements")
-    return _solve("trsv", order, False, _api._flag(lower, "lower", "trsv"),
-                  _api._flag(trans, "trans", "trsv"),
-                  _api._flag(unit_diagonal, "unit_diagonal", "trsv"), None, a, b, overwrite_b)
+    return _solve("trsv", order, False, lower, trans, unit_diagonal, None, a, b, overwrite_b)
 
 
 def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=False, *,
@@ -123,7 +129,8 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     numpy.ndarray
         x: a new C-ordered array, or b when overwrite_b is true.
     """
-    overwrite_b = _api._flag(overwrite_b, "overwrite_b", "trsm")
+    lower, trans_a, unit_diagonal, overwrite_b = _flags("trsm", lower, trans_a, unit_diagonal,
+                                                        overwrite_b)
     if (dev := _api._backend(a, b)) is not np:
         return _cuda.api_trsm(dev, "trsm", alpha, a, b, side, lower, trans_a, unit_diagonal,
                               order, overwrite_b)
@@ -134,6 +141,4 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     al = _api._scalar(alpha, a.dtype, "trsm")
     size = b.shape[1] if right else b.shape[0]
     _square(a, "trsm", size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
-    return _solve("trsm", order, right, _api._flag(lower, "lower", "trsm"),
-                  _api._flag(trans_a, "trans_a", "trsm"),
-                  _api._flag(unit_diagonal, "unit_diagonal", "trsm"), al, a, b, overwrite_b)
+    return _solve("trsm", order, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b)
