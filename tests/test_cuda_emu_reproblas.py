@@ -144,6 +144,34 @@ def test_gemm(emu, dtype, order, case, monkeypatch):
         same_bits(got, expected)
 
 
+def _laid_out(a, layout):
+    """a in a C / Fortran layout, or one element past a 16-byte boundary (the
+    sequential kernel's 16-byte loads must then fall back to element loads)."""
+    if layout == "unaligned":
+        flat = np.zeros(a.size + 1, a.dtype)
+        flat[1:] = a.ravel()
+        return flat[1:].reshape(a.shape)
+    return np.asfortranarray(a) if layout == "F" else np.ascontiguousarray(a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layouts", [("C", "C"), ("F", "F"), ("C", "F"), ("F", "C"),
+                                     ("unaligned", "C"), ("C", "unaligned")])
+def test_gemm_sequential_load_paths(emu, dtype, layouts, monkeypatch):
+    """Every load path of the sequential kernel (16-byte runs along k or along
+    m/n, element loads) with edges that cut a run: dimensions that are and are
+    not multiples of 4, a last k slice shorter than the tile's."""
+    rng = np.random.default_rng(7)
+    for m, n, k in ((132, 136, 72), (20, 12, 33), (4, 260, 16)):
+        a = _laid_out(rng.standard_normal((m, k)).astype(dtype), layouts[0])
+        b = _laid_out(rng.standard_normal((k, n)).astype(dtype), layouts[1])
+        c = rng.standard_normal((m, n)).astype(dtype)
+        expected = _cpu_everywhere(monkeypatch, lambda: reproblas.gemm(0.75, a, b, -1.0, c))
+        got = c.copy()
+        _cuda.gemm(emu, "sequential", 0.75, a, False, b, False, -1.0, got)
+        same_bits(got, expected)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
 def test_gemv_and_ger(emu, dtype, order):

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 
 
-def _best(cp, fn, reps):
+def event_best(cp, fn, reps):
     fn()  # warm-up (and NVRTC compile on first use)
     times = []
     for _ in range(reps):
@@ -100,9 +100,9 @@ def main(argv=None):
     for name, dtype, size, work, ours, base in cases:
         t_ours = t_base = float("inf")
         for _ in range(2):  # interleaved
-            t_ours = min(t_ours, _best(cp, ours, args.reps))
+            t_ours = min(t_ours, event_best(cp, ours, args.reps))
             if base() is not None:
-                t_base = min(t_base, _best(cp, base, args.reps))
+                t_base = min(t_base, event_best(cp, base, args.reps))
         ratio = t_base / t_ours if np.isfinite(t_base) else float("nan")
         rows.append({"routine": name, "dtype": dtype, "size": size, "ours_s": t_ours,
                      "baseline_s": t_base, "ratio": ratio, "ours_rate": work / t_ours})

@@ -6,14 +6,16 @@
 
 #include "reproblas/level1.cuh"
 #include "reproblas/gemm.cuh"
+#include "reproblas/gemm_seq.cuh"
 #include "reproblas/trsm.cuh"
 #include "reproblas/conv.cuh"
 
-/* Tile shapes (BM, BN, BK, TM, TN), 256 threads each. gemv is gemm with one
- * column (n = 1): one output per thread. __launch_bounds__(256, 2) caps the
- * registers at 128 so that two blocks share an SM (no spills: ptxas -v). */
-#define RB_GEMM_SEQ_F32 128, 128, 8, 8, 8
-#define RB_GEMM_SEQ_F64 64, 64, 8, 4, 4
+/* Tile shapes (BM, BN, BK, TM, TN), 256 threads each: sequential gemm
+ * (rb_gemm_seq_body), pairwise gemm and gemv (rb_gemm_body; gemv is gemm with
+ * one column, n = 1, one output per thread). __launch_bounds__(256, 2) caps
+ * the registers at 128 so that two blocks share an SM (no spills: ptxas -v). */
+#define RB_GEMM_SEQ_F32 128, 128, 16, 8, 8
+#define RB_GEMM_SEQ_F64 64, 64, 16, 4, 4
 #define RB_GEMM_PW 32, 32, 8, 2, 2
 #define RB_GEMV 256, 1, 16, 1, 1
 
@@ -49,19 +51,18 @@
                                           const T *y, T *a, long long rs, long long cs) {      \
     rb_ger_body<T>(m, n, alpha, x, y, a, rs, cs);                                             \
   }                                                                                            \
-  RB_DEFINE_GEMM(T, gemm_seq_##sfx, false, SEQ_TILE)                                          \
-  RB_DEFINE_GEMM(T, gemm_pw_##sfx, true, RB_GEMM_PW)                                          \
-  RB_DEFINE_GEMM(T, gemv_seq_##sfx, false, RB_GEMV)                                           \
-  RB_DEFINE_GEMM(T, gemv_pw_##sfx, true, RB_GEMV)
+  RB_DEFINE_GEMM(T, gemm_seq_##sfx, rb_gemm_seq_body, SEQ_TILE)                              \
+  RB_DEFINE_GEMM(T, gemm_pw_##sfx, rb_gemm_body, RB_GEMM_PW, true)                            \
+  RB_DEFINE_GEMM(T, gemv_seq_##sfx, rb_gemm_body, RB_GEMV, false)                             \
+  RB_DEFINE_GEMM(T, gemv_pw_##sfx, rb_gemm_body, RB_GEMV, true)
 
-#define RB_DEFINE_GEMM(T, name, PW, ...)                                                    \
+#define RB_DEFINE_GEMM(T, name, body, ...)                                                  \
   extern "C" __global__ void __launch_bounds__(256, 2)                                       \
       rb_##name(long long m, long long n, long long k, T alpha,                                \
                                        const T *a, long long a_rs, long long a_cs,             \
                                        const T *b, long long b_rs, long long b_cs, T beta,     \
                                        T *c, long long c_rs, long long c_cs) {                 \
-    rb_gemm_body<T, __VA_ARGS__, PW>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, \
-                                     c_rs, c_cs);                                            \
+    body<T, __VA_ARGS__>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);     \
   }
 
 /* trsv / trsm and the convolutions, 256 threads per block; kind: seq / pw.
