@@ -27,23 +27,14 @@ def _sfx(dtype):
 
 
 def pairwise_items(n):
-    """(offsets, lengths, counts): SPEC's pairwise tree over n terms as aligned
-    power-of-two items; counts[b] items form the b-th block of n's binary
-    expansion (largest first)."""
+    """(piece, items): SPEC's pairwise tree over n terms as aligned power-of-two
+    items, n's binary expansion largest block first, each block cut into items
+    of min(block, piece) terms (the kernels find their item from n and piece:
+    rb_pairwise_item in level1.cuh)."""
     piece = PIECE
     while n // piece > MAX_ITEMS:
         piece *= 2
-    off, length, counts, start = [], [], [], 0
-    for b in range(n.bit_length() - 1, -1, -1):
-        size = 1 << b
-        if not n & size:
-            continue
-        step = min(size, piece)
-        off.extend(range(start, start + size, step))
-        length.extend([step] * (size // step))
-        counts.append(size // step)
-        start += size
-    return off, length, counts
+    return piece, sum(max(1, (1 << b) // piece) for b in range(n.bit_length()) if n >> b & 1)
 
 
 def _ordered_sum(dev, term, x, y, scale, order, two_e=None):
@@ -52,19 +43,18 @@ def _ordered_sum(dev, term, x, y, scale, order, two_e=None):
     t, n, sfx = dtype.type, x.shape[0], _sfx(dtype)
     out = xp.empty(1, dtype)
     y = x if y is None else y
-    if order == "sequential":
-        val, counts = xp.empty(1, dtype), [1]
+    if order == "sequential":  # one item (the join's n = piece = 1): passed through
+        val, tree, piece = xp.empty(1, dtype), 1, 1
         dev.function(f"rb_sequential_{sfx}")((1,), (THREADS,), (
             np.int32(term), x, y, t(scale), np.int64(n), val))
     else:
-        off, length, counts = pairwise_items(n)
-        val = xp.empty(len(off), dtype)
-        dev.function(f"rb_pairwise_{sfx}")((len(off),), (THREADS,), (
-            np.int32(term), x, y, t(scale), xp.asarray(np.array(off, np.int64)),
-            xp.asarray(np.array(length, np.int64)), val))
+        (piece, items), tree = pairwise_items(n), n
+        val = xp.empty(items, dtype)
+        dev.function(f"rb_pairwise_{sfx}")((items,), (THREADS,), (
+            np.int32(term), x, y, t(scale), np.int64(n), np.int64(piece), val))
     dev.function(f"rb_join_{sfx}")((1,), (1,), (
-        val, xp.asarray(np.array(counts, np.int64)), np.int32(len(counts)),
-        np.int32(two_e is not None), t(1 if two_e is None else two_e), out))
+        val, np.int64(tree), np.int64(piece), np.int32(two_e is not None),
+        t(1 if two_e is None else two_e), out))
     return out
 
 

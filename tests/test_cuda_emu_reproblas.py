@@ -54,6 +54,22 @@ def test_reductions(emu, dtype, order, n, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ORDERS)
+def test_reductions_unaligned(emu, dtype, order, monkeypatch):
+    """Vectors one element past a 16-byte boundary: the pairwise leaves' 16-byte
+    loads give way to element loads (x alone, or y alone, unaligned)."""
+    rng = np.random.default_rng(3)
+    big_x, big_y = _vector(rng, 6002, dtype), _vector(rng, 6002, dtype)
+    for x, y in ((big_x[1:], big_y[1:]), (big_x[1:], big_y[:-1].copy()),
+                 (big_x[:-1].copy(), big_y[1:])):
+        for routine, args in (("sum", (x,)), ("dot", (x, y))):
+            got = _cuda.reduce(emu, routine, *args[:1], args[1] if len(args) > 1 else None,
+                               order)
+            same_bits(got, _cpu_everywhere(
+                monkeypatch, lambda: getattr(reproblas, routine)(*args, order=order)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_pairwise_items_and_joins(emu, dtype, monkeypatch):
     """Small pieces and a low item cap: many items, pieces that double, blocks
     of several items each (the join's perfect trees)."""
@@ -62,8 +78,8 @@ def test_pairwise_items_and_joins(emu, dtype, monkeypatch):
     rng = np.random.default_rng(7)
     for n in (3, 37, 100, 1023, 1029):
         x = _vector(rng, n, dtype)
-        off, length, counts = _cuda.pairwise_items(n)
-        assert sum(length) == n and len(off) == sum(counts) <= 2 * 16 + n.bit_length()
+        piece, items = _cuda.pairwise_items(n)
+        assert piece & (piece - 1) == 0 and items <= 2 * 16 + n.bit_length()
         same_bits(_cuda.reduce(emu, "sum", x, None, "pairwise"),
                   np.asarray(reproblas.sum(x, order="pairwise")))
 

@@ -25,13 +25,12 @@
     rb_sequential_body<T>(term, x, y, scale, n, out);                                         \
   }                                                                                            \
   extern "C" __global__ void rb_pairwise_##sfx(int term, const T *x, const T *y, T scale,     \
-                                               const long long *off, const long long *len,    \
-                                               T *val) {                                      \
-    rb_pairwise_body<T>(term, x, y, scale, off, len, val);                                    \
+                                               long long n, long long piece, T *val) {        \
+    rb_pairwise_body<T>(term, x, y, scale, n, piece, val);                                    \
   }                                                                                            \
-  extern "C" __global__ void rb_join_##sfx(T *val, const long long *count, int nblocks,       \
-                                           int do_sqrt, T two_e, T *out) {                     \
-    rb_join_body<T>(val, count, nblocks, do_sqrt, two_e, out);                                \
+  extern "C" __global__ void rb_join_##sfx(T *val, long long n, long long piece, int do_sqrt, \
+                                           T two_e, T *out) {                                 \
+    rb_join_body<T>(val, n, piece, do_sqrt, two_e, out);                                      \
   }                                                                                            \
   extern "C" __global__ void rb_max_abs_##sfx(const T *x, long long n, T *block_max,          \
                                               int *has_nan) {                                  \

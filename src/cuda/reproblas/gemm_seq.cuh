@@ -21,24 +21,6 @@
 
 #include "ops.cuh"
 
-/* 16 bytes from a 16-byte aligned address. */
-CR_FN void rb_load16(const float *p, float v[4]) {
-#ifdef __CUDACC__
-  const float4 t = *reinterpret_cast<const float4 *>(p);
-  v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
-#else
-  memcpy(v, p, 16);
-#endif
-}
-CR_FN void rb_load16(const double *p, double v[2]) {
-#ifdef __CUDACC__
-  const double2 t = *reinterpret_cast<const double2 *>(p);
-  v[0] = t.x, v[1] = t.y;
-#else
-  memcpy(v, p, 16);
-#endif
-}
-
 /* One operand's BK-deep slices, R x BK elements (r, q) at p[r*rs + q*cs] (the
  * tile's rows of op(A), or its columns of op(B)), stored as s[q][r]. Each
  * thread moves L chunks of V elements along the operand's unit-stride

@@ -7,48 +7,114 @@
 #include "ops.cuh"
 
 #define RB_L1_THREADS 256
-#define RB_SEQ_CHUNK 2048 /* elements staged per round of the sequential chain */
+#define RB_SEQ_BYTES 8192 /* staged per buffer and operand (sequential chain) */
 
-/* Sequential order: one chain, run by thread 0. The whole block stages the
- * next chunk in shared memory with coalesced loads, so the chain waits on
- * shared memory instead of global-memory latency. One block. */
+/* s continued by the chain over x[0..len) (and y) with terms of kind TERM. */
+template <int TERM, class T>
+__device__ __forceinline__ T rb_chain_run(const T *x, const T *y, T scale, int len, T s) {
+#pragma unroll 8
+  for (int i = 0; i < len; ++i) s = rb_chain(TERM, x[i], y[i], scale, s);
+  return s;
+}
+
+/* Sequential order: one chain, run by thread 0 from shared memory. While it
+ * works through one chunk, the block's other warps stage the next chunk in the
+ * other buffer with coalesced loads, so the chain waits on neither global
+ * memory nor the staging. One block. */
 template <class T>
 __device__ __forceinline__ void rb_sequential_body(int term, const T *x, const T *y, T scale,
                                                    long long n, T *out) {
-  __shared__ T xs[RB_SEQ_CHUNK], ys[RB_SEQ_CHUNK];
+  constexpr int RB_SEQ_CHUNK = RB_SEQ_BYTES / sizeof(T); /* 32 KiB of shared memory */
+  __shared__ T xs[2][RB_SEQ_CHUNK], ys[2][RB_SEQ_CHUNK];
+  const int t = threadIdx.x, stagers = blockDim.x > 32 ? blockDim.x - 32 : blockDim.x;
+  const int stager = blockDim.x > 32 ? t - 32 : t; /* < 0: warp 0 keeps the chain */
+  const bool two = term == RB_TERM_XY;
+  for (int i = t; i < RB_SEQ_CHUNK && i < n; i += blockDim.x) { /* chunk 0: every thread */
+    xs[0][i] = x[i];
+    if (two) ys[0][i] = y[i];
+  }
+  __syncthreads();
   T s = T(-0.0);
-  for (long long c0 = 0; c0 < n; c0 += RB_SEQ_CHUNK) {
-    const int len = n - c0 < RB_SEQ_CHUNK ? (int)(n - c0) : RB_SEQ_CHUNK;
-    for (int i = threadIdx.x; i < len; i += blockDim.x) {
-      xs[i] = x[c0 + i];
-      if (term == RB_TERM_XY) ys[i] = y[c0 + i];
+  int buf = 0;
+  for (long long c0 = 0; c0 < n; c0 += RB_SEQ_CHUNK, buf ^= 1) {
+    const long long next = c0 + RB_SEQ_CHUNK;
+    if (stager >= 0)
+      for (long long i = stager; i < RB_SEQ_CHUNK && next + i < n; i += stagers) {
+        xs[buf ^ 1][i] = x[next + i];
+        if (two) ys[buf ^ 1][i] = y[next + i];
+      }
+    if (t == 0) {
+      const int len = n - c0 < RB_SEQ_CHUNK ? (int)(n - c0) : RB_SEQ_CHUNK;
+      switch (term) { /* one loop per kind of term: nothing but the chain inside */
+      case RB_TERM_X: s = rb_chain_run<RB_TERM_X>(xs[buf], ys[buf], scale, len, s); break;
+      case RB_TERM_ABS: s = rb_chain_run<RB_TERM_ABS>(xs[buf], ys[buf], scale, len, s); break;
+      case RB_TERM_XY: s = rb_chain_run<RB_TERM_XY>(xs[buf], ys[buf], scale, len, s); break;
+      default: s = rb_chain_run<RB_TERM_ZZ>(xs[buf], ys[buf], scale, len, s);
+      }
     }
     __syncthreads();
-    if (threadIdx.x == 0)
-      for (int i = 0; i < len; ++i) s = rb_chain(term, xs[i], ys[i], scale, s);
-    __syncthreads();
   }
-  if (threadIdx.x == 0) out[0] = n == 0 ? T(0) : s;
+  if (t == 0) out[0] = n == 0 ? T(0) : s;
 }
 
-/* Pairwise order: block b computes the perfect tree over the len[b] (a power
- * of two) terms starting at off[b]. Thread t takes the aligned leaf block t
- * of len/blockDim terms (a perfect subtree, by a binary counter), then the
- * block joins the leaves level by level in shared memory: a perfect tree. */
+/* The pairwise items of n terms: n's binary expansion, largest block first,
+ * each block cut into aligned items of min(block, piece) terms (piece: a power
+ * of two). Item idx: its first term and length. */
+CR_FN void rb_pairwise_item(long long n, long long piece, long long idx, long long *first,
+                            long long *len) {
+  long long start = 0;
+  for (int b = 62; b >= 0; --b) {
+    const long long size = 1LL << b, step = size < piece ? size : piece;
+    if (!(n & size)) continue;
+    if (idx < size / step) {
+      *first = start + idx * step, *len = step;
+      return;
+    }
+    idx -= size / step, start += size;
+  }
+  *first = *len = 0;
+}
+
+/* Pairwise order: block b computes the perfect tree over item b. Thread t
+ * takes the aligned leaf block t of len/blockDim terms (a perfect subtree, by
+ * a binary counter; 16-byte loads and 8-term trees in registers when the leaf
+ * allows), then the block joins
+ * the leaves level by level in shared memory: a perfect tree. */
 template <class T>
 __device__ __forceinline__ void rb_pairwise_body(int term, const T *x, const T *y, T scale,
-                                                 const long long *off, const long long *len,
-                                                 T *val) {
+                                                 long long n_all, long long piece, T *val) {
+  constexpr int V = 16 / sizeof(T);
   __shared__ T part[RB_L1_THREADS];
-  const long long n = len[blockIdx.x], base = off[blockIdx.x];
+  long long base, n;
+  rb_pairwise_item(n_all, piece, blockIdx.x, &base, &n);
   const int t = threadIdx.x;
   const long long nt = n < (long long)blockDim.x ? n : (long long)blockDim.x;
-  const long long leaf = n / nt;
+  const long long leaf = n / nt, first = base + t * leaf;
+  const bool two = term == RB_TERM_XY;
+  const bool vec = leaf % 8 == 0 && (uintptr_t)(x + first) % 16 == 0 &&
+                   (!two || (uintptr_t)(y + first) % 16 == 0);
   if (t < nt) {
     T stack[RB_LEVELS];
-    for (long long i = 0; i < leaf; ++i)
-      rb_push(stack, i, rb_term(term, x, y, scale, base + t * leaf + i));
-    part[t] = rb_pop_all(stack, leaf);
+    if (vec && leaf % 8 == 0) {
+      /* each aligned 8 terms: their perfect tree in registers, then one push at
+       * the counter's level 3 (levels 0-2 are empty after every 8th term) */
+      for (long long i = 0; i < leaf; i += 8) {
+        T xv[8], yv[8] = {}, t8[8];
+        for (int u = 0; u < 8; u += V) {
+          rb_load16(x + first + i + u, xv + u);
+          if (two) rb_load16(y + first + i + u, yv + u);
+        }
+        for (int u = 0; u < 8; ++u) t8[u] = rb_term(term, xv[u], yv[u], scale);
+        for (int w = 1; w < 8; w *= 2)
+          for (int u = 0; u < 8; u += 2 * w) t8[u] = t8[u] + t8[u + w];
+        rb_push(stack + 3, i / 8, t8[0]);
+      }
+      part[t] = rb_pop_all(stack + 3, leaf / 8);
+    } else {
+      for (long long i = 0; i < leaf; ++i)
+        rb_push(stack, i, rb_term(term, x[first + i], two ? y[first + i] : T(0), scale));
+      part[t] = rb_pop_all(stack, leaf);
+    }
   }
   __syncthreads();
   for (int w = 1; w < nt; w *= 2) {
@@ -58,23 +124,29 @@ __device__ __forceinline__ void rb_pairwise_body(int term, const T *x, const T *
   if (t == 0) val[blockIdx.x] = part[0];
 }
 
-/* Joins the item values (one thread): for each block of n's binary expansion
- * (count[b] consecutive items, a power of two), the perfect tree over its
- * items; then the blocks right to left. Optionally applies nrm2's ending,
- * sqrt(S) * 2^e. */
+/* Joins the item values of rb_pairwise_item(n, piece, ...) (one thread): for each
+ * block of n's binary expansion (its consecutive items, a power of two of
+ * them), the perfect tree over its items; then the blocks right to left.
+ * Optionally applies nrm2's ending, sqrt(S) * 2^e. */
 template <class T>
-__device__ __forceinline__ void rb_join_body(T *val, const long long *count, int nblocks,
-                                             int do_sqrt, T two_e, T *out) {
+__device__ __forceinline__ void rb_join_body(T *val, long long n, long long piece, int do_sqrt,
+                                             T two_e, T *out) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  long long items = 0;
+  for (int b = 0; b <= 62; ++b)
+    if (n >> b & 1) items += (1LL << b) < piece ? 1 : (1LL << b) / piece;
   T acc = T(0);
-  long long pos = 0;
-  for (int b = 0; b < nblocks; ++b) pos += count[b];
-  for (int b = nblocks - 1; b >= 0; --b) {
-    pos -= count[b];
-    T *v = val + pos;
-    for (long long w = 1; w < count[b]; w *= 2)
-      for (long long i = 0; i < count[b]; i += 2 * w) v[i] = v[i] + v[i + w];
-    acc = b == nblocks - 1 ? v[0] : v[0] + acc;
+  bool first = true;
+  for (int b = 0; b <= 62; ++b) { /* smallest block (last items) first */
+    const long long size = 1LL << b;
+    if (!(n & size)) continue;
+    const long long count = size < piece ? 1 : size / piece;
+    items -= count;
+    T *v = val + items;
+    for (long long w = 1; w < count; w *= 2)
+      for (long long i = 0; i < count; i += 2 * w) v[i] = v[i] + v[i + w];
+    acc = first ? v[0] : v[0] + acc;
+    first = false;
   }
   out[0] = do_sqrt ? rb_sqrt(acc) * two_e : acc;
 }

@@ -15,6 +15,27 @@ CR_FN double rb_abs(double a) { return v64_abs(a); }
 CR_FN float rb_sqrt(float a) { return sqrtf(a); }
 CR_FN double rb_sqrt(double a) { return sqrt(a); }
 
+/* 16 bytes from a 16-byte aligned address. The host emulation aborts on a
+ * misaligned one, which a GPU would fault on. */
+CR_FN void rb_load16(const float *p, float v[4]) {
+#ifdef __CUDACC__
+  const float4 t = *reinterpret_cast<const float4 *>(p);
+  v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
+#else
+  if ((uintptr_t)p % 16) abort();
+  memcpy(v, p, 16);
+#endif
+}
+CR_FN void rb_load16(const double *p, double v[2]) {
+#ifdef __CUDACC__
+  const double2 t = *reinterpret_cast<const double2 *>(p);
+  v[0] = t.x, v[1] = t.y;
+#else
+  if ((uintptr_t)p % 16) abort();
+  memcpy(v, p, 16);
+#endif
+}
+
 /* Levels of a binary counter over k (pairwise order): k < 2^RB_LEVELS. */
 #define RB_LEVELS 40
 
@@ -40,14 +61,14 @@ CR_FN T rb_pop_all(const T *stack, long long n) {
   return acc;
 }
 
-/* Term t_i of a reduction (pairwise: products rounded). */
+/* A term of a reduction from its operands x_i, y_i (pairwise: products rounded). */
 template <class T>
-CR_FN T rb_term(int term, const T *x, const T *y, T scale, long long i) {
+CR_FN T rb_term(int term, T x, T y, T scale) {
   switch (term) {
-  case RB_TERM_X: return x[i];
-  case RB_TERM_ABS: return rb_abs(x[i]);
-  case RB_TERM_XY: return x[i] * y[i];
-  default: { T z = x[i] * scale; return z * z; }
+  case RB_TERM_X: return x;
+  case RB_TERM_ABS: return rb_abs(x);
+  case RB_TERM_XY: return x * y;
+  default: { T z = x * scale; return z * z; }
   }
 }
 

@@ -53,7 +53,20 @@ __device__ __forceinline__ void rb_trsm_body(long long n, long long nrhs, T alph
       if ((int)threadIdx.x < len) mrow[threadIdx.x] = m[i * m_rs + (j0 + threadIdx.x) * m_cs];
       __syncthreads();
       if (!active) continue;
-      for (int t = 0; t < len; ++t) acc.add(mrow[t], xc[(j0 + t) * x_rs]);
+      /* The x_j are global loads, each chain step's only wait: they come in
+       * batches of 16, the next batch's loads issued before this batch's steps. */
+      constexpr int B = 16;
+      const int full = len / B * B;
+      T next[B];
+      for (int u = 0; u < B && u < full; ++u) next[u] = xc[(j0 + u) * x_rs];
+      for (int t = 0; t < full; t += B) {
+        T cur[B];
+        for (int u = 0; u < B; ++u) cur[u] = next[u];
+        if (t + B < full)
+          for (int u = 0; u < B; ++u) next[u] = xc[(j0 + t + B + u) * x_rs];
+        for (int u = 0; u < B; ++u) acc.add(mrow[t + u], cur[u]);
+      }
+      for (int t = full; t < len; ++t) acc.add(mrow[t], xc[(j0 + t) * x_rs]);
     }
     if (!active) continue;
     bool have = acc.count > 0;
