@@ -10,6 +10,7 @@
 # gpu-tests      tests/test_cuda_gpu.py without the exhaustive runs (marker cuda)
 # tune           tools/tune_cuda_gemm.py: tile shapes of the sequential gemm
 # bench          tools/bench_cuda.py at n = 4096 (ratios against CuPy / cuBLAS, no TF32)
+# profile        Nsight Compute on one n = 4096 float32 sequential gemm (where ncu works)
 # gpu-exhaustive every crlibm function, CPU == GPU on all 2^32 inputs
 # cpu            the CPU test suite and the fast-tier verification on the paths this CPU
 #                has (AVX-512 included), and the crlibm speed script
@@ -49,6 +50,12 @@ for what in "$@"; do
         --json "$OUT/bench_cuda.json" ;;
     tune)
       stage tune_gemm 200 $PY tools/tune_cuda_gemm.py --n 2048 4096 8192 ;;
+    profile)
+      stage profile_gemm 150 ncu --clock-control none --kernel-name regex:rb_gemm_seq_f32 \
+        --launch-count 1 --section SpeedOfLight --section WarpStateStats --section Occupancy \
+        --section MemoryWorkloadAnalysis $PY -c "import cupy as cp, reproblas
+a = cp.random.standard_normal((4096, 4096), dtype=cp.float32)
+reproblas.gemm(1.0, a, a); cp.cuda.Device().synchronize()" ;;
     gpu-exhaustive)
       stage gpu_exhaustive 280 $PY -m pytest -q -p no:cacheprovider -m cuda \
         tests/test_cuda_gpu.py -k all_inputs ;;
