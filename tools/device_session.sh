@@ -64,7 +64,7 @@ reproblas.gemm(1.0, a, a); cp.cuda.Device().synchronize()" ;;
         tests --deselect tests/test_polygen.py
       stage verify 200 $PY -m crlibm_py.verify all --isa all --jobs "$(nproc)" \
         --report "$OUT/verify_fast.json"
-      stage bench_crlibm 120 $PY tools/bench_crlibm.py --repeat 3 ;;
+      stage bench_crlibm 120 $PY tools/bench_crlibm.py --repeat 3 --json "$OUT/bench_crlibm.json" ;;
     *) echo "unknown stage $what"; exit 2 ;;
   esac
 done
