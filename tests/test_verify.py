@@ -286,3 +286,12 @@ def test_sigterm_saves_the_checkpoint(tmp_path):
     assert proc.returncode == 130 and "resume with --checkpoint" in err
     state = json.loads(ck.read_text())["functions"]["sin"]
     assert state["inputs_checked"] == sum(b - a for a, b in state["done"])
+
+
+def test_versions_have_the_same_fields_without_gmpy2(monkeypatch):
+    """MPFR may be found without gmpy2 (a system libmpfr): the report's fields stay."""
+    with_gmpy2 = set(mpfr.versions())
+    monkeypatch.setitem(sys.modules, "gmpy2", None)  # import gmpy2 -> ImportError
+    without = mpfr.versions()
+    assert set(without) == with_gmpy2 == ENV_FIELDS & with_gmpy2
+    assert without["gmpy2"] is None and without["gmpy2_mpfr"] is None

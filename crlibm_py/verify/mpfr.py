@@ -54,6 +54,6 @@ def versions():
         import gmpy2
         out.update(gmpy2=gmpy2.version(), gmpy2_gmp=gmpy2.mp_version(),
                    gmpy2_mpfr=gmpy2.mpfr_version())
-    except ImportError:
-        out["gmpy2"] = None
+    except ImportError:  # the same fields, empty (MPFR itself was found elsewhere)
+        out.update(gmpy2=None, gmpy2_gmp=None, gmpy2_mpfr=None)
     return out

@@ -50,13 +50,7 @@ CR_FN vl vl_shl(vl a, int n) { return _mm512_slli_epi64(a, (unsigned)n); }
 CR_FN vl vl_shr(vl a, int n) { return _mm512_srli_epi64(a, (unsigned)n); }
 CR_FN vm vl_eq(vl a, vl b) { return _mm512_cmpeq_epi64_mask(a, b); }
 CR_FN vm vl_gt(vl a, vl b) { return _mm512_cmpgt_epi64_mask(a, b); }
-/* Table reads as plain loads, not vgatherqpd: the gather instruction is several
- * times slower on some AVX-512 CPUs (AMD Zen 4), and no faster elsewhere. */
-CR_FN vd vd_gather(const double *t, vl idx) {
-  int64_t i[8];
-  _mm512_storeu_si512((void *)i, idx);
-  return _mm512_set_pd(t[i[7]], t[i[6]], t[i[5]], t[i[4]], t[i[3]], t[i[2]], t[i[1]], t[i[0]]);
-}
+CR_FN vd vd_gather(const double *t, vl idx) { return _mm512_i64gather_pd(idx, t, 8); }
 /* t[idx & 15] for a 16-entry table (any idx): one two-register permute, which
  * reads only the low 4 bits of each index. */
 CR_FN vd vd_lookup16(const double *t, vl idx) {
@@ -64,7 +58,11 @@ CR_FN vd vd_lookup16(const double *t, vl idx) {
 }
 
 /* Lane k of *a, *b = t[idx_k], t[idx_k + 1]: one 16-byte load per lane, then
- * the pairs (a_k, b_k) split into the two vectors by two permutes. */
+ * the pairs (a_k, b_k) split into the two vectors by two permutes. Against two
+ * vgatherqpd: erf 1.8x and huge sin/cos 2x faster on AMD Zen 4; on an Intel
+ * Xeon erf 0.8x, huge sin/cos 1.2-1.3x (tools/bench_crlibm.py, 2026-11-24). A
+ * single gather (vd_gather, exp) stays an instruction: loads made exp 1.7x
+ * slower on the Xeon and only 8 % faster on Zen 4. */
 CR_FN __m256d cr_avx512_two_pairs(const double *p, const double *q) {
   return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)), _mm_loadu_pd(q), 1);
 }
