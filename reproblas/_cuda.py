@@ -434,10 +434,34 @@ def api_conv2d(dev, input, weight, bias, stride, padding, dilation, groups, orde
         y = dev.xp.empty(shape, x.dtype)
         if y.size:
             geo = _conv_geo(dev, x.shape, w.shape, g, groups)
-            _conv_launch(dev, "conv2d", order, x.dtype, shape[0], groups, shape[1] // groups,
-                         shape[2] * shape[3], (geo, x, w, w if b is None else b,
-                                               np.int32(b is not None), y))
+            bm, bn = TILES["seq", _sfx(x.dtype)]  # the gemm's tiles (conv_gemm.cuh)
+            grid = (-(-(shape[1] // groups) // bm), -(-shape[2] * shape[3] // bn),
+                    shape[0] * groups)
+            if order == "sequential" and grid[1] <= 65535 and grid[2] <= 65535:
+                _conv2d_gemm(dev, geo, x, w, b, g, grid, y)
+            else:
+                _conv_launch(dev, "conv2d", order, x.dtype, shape[0], groups,
+                             shape[1] // groups, shape[2] * shape[3],
+                             (geo, x, w, w if b is None else b, np.int32(b is not None), y))
     return y
+
+
+def _conv2d_gemm(dev, geo, x, w, b, g, grid, y):
+    """Sequential conv2d as an implicit gemm (conv_gemm.cuh): the tap table
+    (offset of tap (c', r, s) in the input, r*dh, s*dw) and, with a bias, y
+    filled with it and beta = 1 (fma(1, bias, S) = S + bias)."""
+    (_, _, h, wd), (_, cg, r, s) = x.shape, w.shape
+    tap = np.arange(cg * r * s)
+    dh, dw = tap // s % r * g.dilation[0], tap % s * g.dilation[1]
+    table = np.empty((tap.size, 4), np.int32)
+    table[:, :2] = ((tap // (r * s)) * h * wd + dh * wd + dw).astype(np.int64)[:, None].view(
+        np.int32)
+    table[:, 2], table[:, 3] = dh, dw
+    if b is not None:
+        y[...] = b[None, :, None, None]
+    t = y.dtype.type
+    dev.function(f"rb_conv2d_gemm_{_sfx(y.dtype)}")(grid, (THREADS,), (
+        geo, dev.xp.asarray(table), x, w, t(0 if b is None else 1), y))
 
 
 def api_conv2d_grad_input(dev, grad_output, weight, input_shape, stride, padding, dilation,

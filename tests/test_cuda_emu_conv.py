@@ -20,9 +20,10 @@ CASES = [
     ((2, 2, 9, 8), (4, 3, 3), (2, 3), (2, 1), (1, 2), 2),
     ((1, 5, 6, 7), (3, 5, 1), 2, "valid", 1, 1),
     ((1, 3, 5, 5), (3, 1, 1), 1, 0, 1, 3),             # depthwise 1x1
-    ((1, 2, 4, 4), (2, 4, 4), 1, 3, 1, 1),             # windows entirely in the padding
+    ((1, 2, 4, 4), (2, 4, 4), 1, 3, 1, 1),             # windows reaching one row / column in
     ((2, 6, 5, 6), (10, 3, 2), 1, 1, 1, 2),            # channel blocks of 8 ragged (5 per group)
     ((1, 12, 5, 4), (9, 2, 3), 1, 1, 1, 1),            # 72 taps: three weight stages; 9 = 8 + 1
+    ((1, 2, 3, 3), (2, 2, 2), 1, 3, 1, 1),             # border outputs with no term at all: +0
 ]
 
 
@@ -90,6 +91,7 @@ def test_layouts_empty_and_errors(gpu):
         reproblas.conv2d(emu_array(x), wt)
 
 
+@pytest.mark.cuda
 @pytest.mark.cuda
 @pytest.mark.parametrize("order", ORDERS)
 def test_gpu_matches_cpu(order):

@@ -74,3 +74,22 @@ def test_reproblas_routines(cp, dtype, order):
     w = rng.standard_normal((33, 70)).astype(dtype)
     same_bits(cp.asnumpy(reproblas.matmul(cp.asarray(batch), cp.asarray(w), order=order)),
               reproblas.matmul(batch, w, order=order))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["sequential", "pairwise"])
+def test_reproblas_solves(cp, dtype, order):
+    """trsm (lower, upper, transposed) and trsv; the convolutions: test_cuda_emu_conv.py's
+    test_gpu_matches_cpu."""
+    rng = np.random.default_rng(3)
+    for n, nrhs in ((1, 1), (130, 7), (300, 65)):
+        a = (np.tril(rng.standard_normal((n, n))) / n + np.eye(n) * 2).astype(dtype)
+        b = rng.standard_normal((n, nrhs)).astype(dtype)
+        for lower, trans in ((True, False), (False, False), (True, True)):
+            m = a if lower else a.T.copy()
+            same_bits(cp.asnumpy(reproblas.trsm(0.5, cp.asarray(m), cp.asarray(b), lower=lower,
+                                                trans_a=trans, order=order)),
+                      reproblas.trsm(0.5, m, b, lower=lower, trans_a=trans, order=order))
+        same_bits(cp.asnumpy(reproblas.trsv(cp.asarray(a), cp.asarray(b[:, 0]), lower=True,
+                                            order=order)),
+                  reproblas.trsv(a, b[:, 0], lower=True, order=order))

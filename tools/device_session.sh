@@ -7,7 +7,8 @@
 #   bash tools/device_session.sh setup gpu-exhaustive cpu   # second call
 #
 # setup          extra wheels from .whl/ (gmpy2, highspy), then an in-place build
-# gpu-tests      tests/test_cuda_gpu.py without the exhaustive runs (marker cuda)
+# gpu-tests      the tests marked cuda (every routine against the CPU), without the
+#                exhaustive runs
 # tune           tools/tune_cuda_gemm.py: tile shapes of the sequential gemm
 # bench          tools/bench_cuda.py at n = 4096 (ratios against CuPy / cuBLAS, no TF32)
 # profile        Nsight Compute on one n = 4096 float32 sequential gemm (where ncu works)
@@ -43,8 +44,8 @@ for what in "$@"; do
       $PY -c "import numpy, cupy; print('numpy', numpy.__version__, 'cupy', cupy.__version__)"
       stage build 240 $PY setup.py build_ext --inplace -j "$(nproc)" ;;
     gpu-tests)
-      stage gpu_tests 200 $PY -m pytest -q -p no:cacheprovider -m cuda \
-        tests/test_cuda_gpu.py -k "not all_inputs" ;;
+      stage gpu_tests 240 $PY -m pytest -q -p no:cacheprovider -m cuda \
+        tests/test_cuda_gpu.py tests/test_cuda_emu_conv.py -k "not all_inputs" ;;
     bench)
       stage bench_cuda 240 $PY tools/bench_cuda.py --n 4096 --reps 3 \
         --json "$OUT/bench_cuda.json" ;;

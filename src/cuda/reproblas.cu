@@ -9,6 +9,7 @@
 #include "reproblas/gemm_seq.cuh"
 #include "reproblas/trsm.cuh"
 #include "reproblas/conv.cuh"
+#include "reproblas/conv_gemm.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each: sequential gemm
  * (rb_gemm_seq_body), pairwise gemm and gemv (rb_gemm_body; gemv is gemm with
@@ -53,7 +54,12 @@
   RB_DEFINE_GEMM(T, gemm_seq_##sfx, rb_gemm_seq_body, SEQ_TILE)                              \
   RB_DEFINE_GEMM(T, gemm_pw_##sfx, rb_gemm_body, RB_GEMM_PW, true)                            \
   RB_DEFINE_GEMM(T, gemv_seq_##sfx, rb_gemm_body, RB_GEMV, false)                             \
-  RB_DEFINE_GEMM(T, gemv_pw_##sfx, rb_gemm_body, RB_GEMV, true)
+  RB_DEFINE_GEMM(T, gemv_pw_##sfx, rb_gemm_body, RB_GEMV, true)                             \
+  extern "C" __global__ void __launch_bounds__(256, 2)                                       \
+      rb_conv2d_gemm_##sfx(const long long *geo, const long long *tab, const T *x,           \
+                           const T *w, T beta, T *y) {                                         \
+    rb_conv2d_gemm_body<T, SEQ_TILE>(geo, tab, x, w, beta, y);                                \
+  }
 
 #define RB_DEFINE_GEMM(T, name, body, ...)                                                  \
   extern "C" __global__ void __launch_bounds__(256, 2)                                       \
@@ -103,6 +109,7 @@ RB_DEFINE_SOLVE_CONV(double, f64, pw, true)
   X(rb_sequential_##sfx) X(rb_pairwise_##sfx) X(rb_join_##sfx) X(rb_max_abs_##sfx)          \
   X(rb_find_first_##sfx) X(rb_axpy_##sfx) X(rb_scal_##sfx) X(rb_ger_##sfx)                   \
   X(rb_gemm_seq_##sfx) X(rb_gemm_pw_##sfx) X(rb_gemv_seq_##sfx) X(rb_gemv_pw_##sfx)       \
+  X(rb_conv2d_gemm_##sfx)                                                                   \
   RB_SOLVE_CONV_LIST(X, sfx, seq) RB_SOLVE_CONV_LIST(X, sfx, pw)
 #define RB_SOLVE_CONV_LIST(X, sfx, kind)                                                    \
   X(rb_trsm_##kind##_##sfx) X(rb_conv2d_##kind##_##sfx) X(rb_conv2d_grad_input_##kind##_##sfx) \

@@ -30,6 +30,7 @@
 template <class T, int R, int BK, int NT>
 struct rb_slice_loader {
   static constexpr int V = 16 / sizeof(T), L = R * BK / V / NT;
+  static constexpr bool MASKED = false; /* every term exists */
   static_assert(R * BK % (V * NT) == 0 && BK % V == 0 && R % V == 0, "slice shape");
   const T *p;
   long long rs, cs;
@@ -70,8 +71,9 @@ struct rb_slice_loader {
       }
     }
   }
-  template <int PAD>
-  __device__ __forceinline__ void store(T (*s)[R + PAD]) const {
+  __device__ __forceinline__ bool has_terms(long long) const { return true; }
+  template <int PAD, class Mask = const void *>
+  __device__ __forceinline__ void store(T (*s)[R + PAD], Mask = nullptr) const {
     for (int c = 0; c < L; ++c) {
       int r, q;
       chunk(c, r, q);
@@ -81,21 +83,27 @@ struct rb_slice_loader {
 };
 
 /* UNROLL: of the k loop; more keeps more fragments in flight, and registers. */
-template <class T, int BM, int BN, int BK, int TM, int TN, int UNROLL = 2>
-__device__ __forceinline__ void rb_gemm_seq_body(long long m, long long n, long long k, T alpha,
-                                                 const T *a, long long a_rs, long long a_cs,
-                                                 const T *b, long long b_rs, long long b_cs,
-                                                 T beta, T *c, long long c_rs, long long c_cs) {
+/* The tiled loop over a B operand given by its slice loader LB (for gemm
+ * rb_slice_loader; the convolution's gathers input values, conv_gemm.cuh).
+ * An LB with MASKED also stores, per element of a slice, whether that term
+ * exists: an absent term (a padding tap) is skipped, never added as a zero
+ * product, and an output with no term at all (LB::has_terms false) is +0. */
+template <class T, int BM, int BN, int BK, int TM, int TN, int UNROLL, class LB>
+__device__ __forceinline__ void rb_gemm_seq_tiles(long long m, long long n, long long k, T alpha,
+                                                  const T *a, long long a_rs, long long a_cs,
+                                                  LB &lb, T beta, T *c, long long c_rs,
+                                                  long long c_cs) {
   constexpr int SM = TM / 2, SN = TN / 2, RT = BM / TM, CT = BN / TN, NT = RT * CT;
   constexpr int V = 16 / sizeof(T), PAD = V; /* PAD: fewer conflicts on the transposing stores */
+  constexpr bool MASKED = LB::MASKED;
   static_assert(RT % 4 == 0 && CT % 8 == 0 && SM % V == 0 && SN % V == 0, "tile shape");
   __shared__ __align__(16) T as[2][BK][BM + PAD];
   __shared__ __align__(16) T bs[2][BK][BN + PAD];
+  __shared__ unsigned char bm[MASKED ? 2 : 1][MASKED ? BK : 1][MASKED ? BN : 1];
   const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
   const int tr = w / (CT / 8) * 4 + lane / 8, tc = w % (CT / 8) * 8 + lane % 8;
   const long long i0 = (long long)blockIdx.x * BM, j0 = (long long)blockIdx.y * BN;
   rb_slice_loader<T, BM, BK, NT> la(a, a_rs, a_cs, m, i0);
-  rb_slice_loader<T, BN, BK, NT> lb(b, b_cs, b_rs, n, j0); /* op(B) column j as a "row" */
   T acc[TM][TN];
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) acc[i][j] = T(-0.0); /* see rb_chain */
@@ -103,7 +111,7 @@ __device__ __forceinline__ void rb_gemm_seq_body(long long m, long long n, long 
   int buf = 0;
   if (k > 0) {
     la.load(0, k), lb.load(0, k);
-    la.template store<PAD>(as[0]), lb.template store<PAD>(bs[0]);
+    la.template store<PAD>(as[0]), lb.template store<PAD>(bs[0], bm[0]);
   }
   __syncthreads();
   for (long long k0 = 0; k0 < k; k0 += BK) {
@@ -119,23 +127,50 @@ __device__ __forceinline__ void rb_gemm_seq_body(long long m, long long n, long 
         for (int j = 0; j < SN; j += V)
           rb_load16(&bs[buf][kk][h * BN / 2 + tc * SN + j], bv + h * SN + j);
       }
-      for (int i = 0; i < TM; ++i)
-        for (int j = 0; j < TN; ++j) acc[i][j] = rb_fma(av[i], bv[j], acc[i][j]);
+      if (MASKED) { /* only the terms present in this thread's columns */
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const bool present = bm[buf][kk][j / SN * (BN / 2) + tc * SN + j % SN];
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+            acc[i][j] = present ? rb_fma(av[i], bv[j], acc[i][j]) : acc[i][j];
+        }
+      } else {
+        for (int i = 0; i < TM; ++i)
+          for (int j = 0; j < TN; ++j) acc[i][j] = rb_fma(av[i], bv[j], acc[i][j]);
+      }
     }
-    if (more) la.template store<PAD>(as[buf ^ 1]), lb.template store<PAD>(bs[buf ^ 1]);
+    if (more)
+      la.template store<PAD>(as[buf ^ 1]), lb.template store<PAD>(bs[buf ^ 1], bm[buf ^ 1]);
     __syncthreads();
     buf ^= 1;
   }
 
-  for (int i = 0; i < TM; ++i)
-    for (int j = 0; j < TN; ++j) {
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    const long long gj = j0 + j / SN * (BN / 2) + tc * SN + j % SN;
+    const bool some = gj < n && k > 0 && lb.has_terms(gj); /* else S = +0 */
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
       const long long gi = i0 + i / SM * (BM / 2) + tr * SM + i % SM;
-      const long long gj = j0 + j / SN * (BN / 2) + tc * SN + j % SN;
       if (gi >= m || gj >= n) continue;
-      T r = alpha * (k == 0 ? T(0) : acc[i][j]);
+      T r = alpha * (some ? acc[i][j] : T(0));
       if (beta != T(0)) r = rb_fma(beta, c[gi * c_rs + gj * c_cs], r);
       c[gi * c_rs + gj * c_cs] = r;
     }
+  }
+}
+
+template <class T, int BM, int BN, int BK, int TM, int TN, int UNROLL = 2>
+__device__ __forceinline__ void rb_gemm_seq_body(long long m, long long n, long long k, T alpha,
+                                                 const T *a, long long a_rs, long long a_cs,
+                                                 const T *b, long long b_rs, long long b_cs,
+                                                 T beta, T *c, long long c_rs, long long c_cs) {
+  constexpr int NT = BM / TM * (BN / TN);
+  /* op(B) column j as the loader's "row" */
+  rb_slice_loader<T, BN, BK, NT> lb(b, b_cs, b_rs, n, (long long)blockIdx.y * BN);
+  rb_gemm_seq_tiles<T, BM, BN, BK, TM, TN, UNROLL>(m, n, k, alpha, a, a_rs, a_cs, lb, beta, c,
+                                                   c_rs, c_cs);
 }
 
 #endif /* RB_CUDA_GEMM_SEQ_CUH */
