@@ -434,11 +434,11 @@ def api_conv2d(dev, input, weight, bias, stride, padding, dilation, groups, orde
         y = dev.xp.empty(shape, x.dtype)
         if y.size:
             geo = _conv_geo(dev, x.shape, w.shape, g, groups)
-            bm, bn = TILES["seq", _sfx(x.dtype)]  # the gemm's tiles (conv_gemm.cuh)
+            kernel, threads, (bm, bn) = _conv2d_gemm_tiles(x.dtype, shape[1] // groups)
             grid = (-(-(shape[1] // groups) // bm), -(-shape[2] * shape[3] // bn),
                     shape[0] * groups)
             if order == "sequential" and grid[1] <= 65535 and grid[2] <= 65535:
-                _conv2d_gemm(dev, geo, x, w, b, g, grid, y)
+                _conv2d_gemm(dev, kernel, threads, geo, x, w, b, g, grid, y)
             else:
                 _conv_launch(dev, "conv2d", order, x.dtype, shape[0], groups,
                              shape[1] // groups, shape[2] * shape[3],
@@ -446,7 +446,15 @@ def api_conv2d(dev, input, weight, bias, stride, padding, dilation, groups, orde
     return y
 
 
-def _conv2d_gemm(dev, geo, x, w, b, g, grid, y):
+def _conv2d_gemm_tiles(dtype, channels):
+    """(kernel, threads, (BM, BN)) of the sequential conv2d: the gemm's tiles, or
+    64-row tiles for float32 layers of at most 64 channels per group (reproblas.cu)."""
+    if dtype == np.float32 and channels <= 64:
+        return "rb_conv2d_gemm_narrow_f32", 128, (64, 128)
+    return f"rb_conv2d_gemm_{_sfx(dtype)}", THREADS, TILES["seq", _sfx(dtype)]
+
+
+def _conv2d_gemm(dev, kernel, threads, geo, x, w, b, g, grid, y):
     """Sequential conv2d as an implicit gemm (conv_gemm.cuh): the tap table
     (offset of tap (c', r, s) in the input, r*dh, s*dw) and, with a bias, y
     filled with it and beta = 1 (fma(1, bias, S) = S + bias)."""
@@ -460,7 +468,7 @@ def _conv2d_gemm(dev, geo, x, w, b, g, grid, y):
     if b is not None:
         y[...] = b[None, :, None, None]
     t = y.dtype.type
-    dev.function(f"rb_conv2d_gemm_{_sfx(y.dtype)}")(grid, (THREADS,), (
+    dev.function(kernel)(grid, (threads,), (
         geo, dev.xp.asarray(table), x, w, t(0 if b is None else 1), y))
 
 

@@ -24,6 +24,7 @@ CASES = [
     ((2, 6, 5, 6), (10, 3, 2), 1, 1, 1, 2),            # channel blocks of 8 ragged (5 per group)
     ((1, 12, 5, 4), (9, 2, 3), 1, 1, 1, 1),            # 72 taps: three weight stages; 9 = 8 + 1
     ((1, 2, 3, 3), (2, 2, 2), 1, 3, 1, 1),             # border outputs with no term at all: +0
+    ((1, 3, 6, 5), (70, 3, 3), 1, 1, 1, 1),            # > 64 channels: float32's wide tiles
 ]
 
 

@@ -18,6 +18,9 @@
 #define RB_GEMM_SEQ_F32 128, 128, 16, 8, 8
 #define RB_GEMM_SEQ_F64 64, 64, 16, 4, 4
 #define RB_GEMM_PW 32, 32, 8, 2, 2
+/* float32 conv2d with at most 64 output channels per group (ResNet's early
+ * layers): 64 x 128 tiles, 128 threads, so no tile row is empty. */
+#define RB_CONV_GEMM_NARROW_F32 64, 128, 16, 8, 8
 #define RB_GEMV 256, 1, 16, 1, 1
 
 #define RB_DEFINE_KERNELS(T, sfx, SEQ_TILE)                                                  \
@@ -98,6 +101,11 @@
   }
 
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
+extern "C" __global__ void __launch_bounds__(128, 3)
+    rb_conv2d_gemm_narrow_f32(const long long *geo, const long long *tab, const float *x,
+                              const float *w, float beta, float *y) {
+  rb_conv2d_gemm_body<float, RB_CONV_GEMM_NARROW_F32>(geo, tab, x, w, beta, y);
+}
 RB_DEFINE_KERNELS(double, f64, RB_GEMM_SEQ_F64)
 RB_DEFINE_SOLVE_CONV(float, f32, seq, false)
 RB_DEFINE_SOLVE_CONV(float, f32, pw, true)
@@ -114,4 +122,5 @@ RB_DEFINE_SOLVE_CONV(double, f64, pw, true)
 #define RB_SOLVE_CONV_LIST(X, sfx, kind)                                                    \
   X(rb_trsm_##kind##_##sfx) X(rb_conv2d_##kind##_##sfx) X(rb_conv2d_grad_input_##kind##_##sfx) \
   X(rb_conv2d_grad_weight_##kind##_##sfx)
-#define RB_KERNEL_LIST(X) RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64)
+#define RB_KERNEL_LIST(X)                                                                   \
+  RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)
