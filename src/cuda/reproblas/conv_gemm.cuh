@@ -34,9 +34,15 @@ struct rb_conv_b_loader {
   __device__ __forceinline__ rb_conv_b_loader(const T *x_, const long long *tab_,
                                               const long long *geo_, long long j0)
       : x(x_), tab(tab_), geo(geo_), h((int)geo_[2]), w((int)geo_[3]) {
-    const long long pos = j0 + threadIdx.x % BN, q = geo[9];
-    col = pos < geo[8] * q;
-    h0 = (int)(pos / q * geo[10] - geo[12]), v0 = (int)(pos % q * geo[11] - geo[13]);
+    const long long pos = j0 + threadIdx.x % BN;
+    col = pos < geo[8] * geo[9];
+    long long hs, vs;
+    first_tap(pos, hs, vs);
+    h0 = (int)hs, v0 = (int)vs;
+  }
+  /* (h, v) of position pos's tap (0, 0): p*sh - ph, q*sw - pw. */
+  __device__ __forceinline__ void first_tap(long long pos, long long &hs, long long &vs) const {
+    hs = pos / geo[9] * geo[10] - geo[12], vs = pos % geo[9] * geo[11] - geo[13];
   }
   __device__ __forceinline__ void load(long long k0, long long k) {
     for (int c = 0; c < L; ++c) {
@@ -58,7 +64,8 @@ struct rb_conv_b_loader {
   }
   /* Whether position pos has a tap inside the image (some r and some s). */
   __device__ __forceinline__ bool has_terms(long long pos) const {
-    const long long q = geo[9], hs = pos / q * geo[10] - geo[12], vs = pos % q * geo[11] - geo[13];
+    long long hs, vs;
+    first_tap(pos, hs, vs);
     bool in_h = false, in_w = false;
     for (long long r = 0; r < geo[6] && !in_h; ++r) {
       const long long hh = hs + r * geo[14];

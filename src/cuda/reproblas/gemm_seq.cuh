@@ -82,12 +82,12 @@ struct rb_slice_loader {
   }
 };
 
-/* UNROLL: of the k loop; more keeps more fragments in flight, and registers. */
 /* The tiled loop over a B operand given by its slice loader LB (for gemm
  * rb_slice_loader; the convolution's gathers input values, conv_gemm.cuh).
  * An LB with MASKED also stores, per element of a slice, whether that term
  * exists: an absent term (a padding tap) is skipped, never added as a zero
- * product, and an output with no term at all (LB::has_terms false) is +0. */
+ * product, and an output with no term at all (LB::has_terms false) is +0.
+ * UNROLL: of the k loop; more keeps more fragments in flight, and registers. */
 template <class T, int BM, int BN, int BK, int TM, int TN, int UNROLL, class LB>
 __device__ __forceinline__ void rb_gemm_seq_tiles(long long m, long long n, long long k, T alpha,
                                                   const T *a, long long a_rs, long long a_cs,

@@ -59,18 +59,23 @@ __device__ __forceinline__ void rb_sequential_body(int term, const T *x, const T
 
 /* The pairwise items of n terms: n's binary expansion, largest block first,
  * each block cut into aligned items of min(block, piece) terms (piece: a power
- * of two). Item idx: its first term and length. */
+ * of two). Items in a block of `size` terms: */
+CR_FN long long rb_block_items(long long size, long long piece) {
+  return size < piece ? 1 : size / piece;
+}
+
+/* Item idx: its first term and length. */
 CR_FN void rb_pairwise_item(long long n, long long piece, long long idx, long long *first,
                             long long *len) {
   long long start = 0;
   for (int b = 62; b >= 0; --b) {
-    const long long size = 1LL << b, step = size < piece ? size : piece;
+    const long long size = 1LL << b, count = rb_block_items(size, piece);
     if (!(n & size)) continue;
-    if (idx < size / step) {
-      *first = start + idx * step, *len = step;
+    if (idx < count) {
+      *first = start + idx * (size / count), *len = size / count;
       return;
     }
-    idx -= size / step, start += size;
+    idx -= count, start += size;
   }
   *first = *len = 0;
 }
@@ -78,8 +83,8 @@ CR_FN void rb_pairwise_item(long long n, long long piece, long long idx, long lo
 /* Pairwise order: block b computes the perfect tree over item b. Thread t
  * takes the aligned leaf block t of len/blockDim terms (a perfect subtree, by
  * a binary counter; 16-byte loads and 8-term trees in registers when the leaf
- * allows), then the block joins
- * the leaves level by level in shared memory: a perfect tree. */
+ * allows), then the block joins the leaves level by level in shared memory: a
+ * perfect tree. */
 template <class T>
 __device__ __forceinline__ void rb_pairwise_body(int term, const T *x, const T *y, T scale,
                                                  long long n_all, long long piece, T *val) {
@@ -95,7 +100,7 @@ __device__ __forceinline__ void rb_pairwise_body(int term, const T *x, const T *
                    (!two || (uintptr_t)(y + first) % 16 == 0);
   if (t < nt) {
     T stack[RB_LEVELS];
-    if (vec && leaf % 8 == 0) {
+    if (vec) {
       /* each aligned 8 terms: their perfect tree in registers, then one push at
        * the counter's level 3 (levels 0-2 are empty after every 8th term) */
       for (long long i = 0; i < leaf; i += 8) {
@@ -134,13 +139,13 @@ __device__ __forceinline__ void rb_join_body(T *val, long long n, long long piec
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   long long items = 0;
   for (int b = 0; b <= 62; ++b)
-    if (n >> b & 1) items += (1LL << b) < piece ? 1 : (1LL << b) / piece;
+    if (n >> b & 1) items += rb_block_items(1LL << b, piece);
   T acc = T(0);
   bool first = true;
   for (int b = 0; b <= 62; ++b) { /* smallest block (last items) first */
     const long long size = 1LL << b;
     if (!(n & size)) continue;
-    const long long count = size < piece ? 1 : size / piece;
+    const long long count = rb_block_items(size, piece);
     items -= count;
     T *v = val + items;
     for (long long w = 1; w < count; w *= 2)
