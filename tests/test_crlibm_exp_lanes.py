@@ -2,12 +2,15 @@
 
 The array kernels test exp's domain on the float inputs, VFW lanes at a time
 (cr_exp_special_f32, CR_DEFINE_BLOCK_FMASK in src/c/crlibm/kernels.inc), then
-split the lane bits among the double vectors; the 1024-entry table is read by
-four scalar loads per vector (vd_gather). A lane bit or a table index landing
+split the lane bits among the double vectors; the table is read by a lookup
+(vd_lookup16 for 16 entries, a gather otherwise). A lane bit or a table index landing
 in the wrong lane still gives plausible values, so these inputs put every
 domain edge and every table row at every lane position of a block, on every
 path, and compare with MPFR.
 """
+import os
+import re
+
 import numpy as np
 import pytest
 
@@ -15,7 +18,16 @@ from helpers import apply, assert_same_bits, isa_params
 from mpfr_ref import ref_bits
 from test_crlibm_lookups import every_row_at_every_position
 
-TABLE_SIZE = 1024  # CR_EXP_TABLE_BITS = 10
+def table_size():
+    """N = 2^CR_EXP_TABLE_BITS, read from the generated header."""
+    path = os.path.join(os.path.dirname(__file__), "..", "src", "c", "crlibm", "coeffs",
+                        "exp_table.h")
+    with open(path) as fh:
+        bits = re.search(r"#define CR_EXP_TABLE_BITS (\d+)", fh.read()).group(1)
+    return 1 << int(bits)
+
+
+TABLE_SIZE = table_size()
 
 # Bit patterns on both sides of every edge of the fast path's domain
 # (CR_EXP_MIN = -104 <= x <= CR_EXP_MAX = 0x1.62e42ep+6), the specials, and

@@ -18,8 +18,10 @@ import numpy as np
 
 from . import core
 
-TABLE_BITS = 10  # N = 1024 entries (8 KiB): one fma fewer than 64 entries + degree 4
-DEGREE = 3       # p(r) = c0 + c1 r + c2 r^2 + c3 r^3
+# N = 16 entries: two AVX-512 registers, read by one permute instead of a
+# gather (docs/polygen.md, exp); degree 5 is infeasible with this table.
+TABLE_BITS = 4
+DEGREE = 6       # p(r) = c0 + c1 r + ... + c6 r^6
 
 # Fast-path domain (functions/exp.h): CR_EXP_MIN = -104 <= x <= CR_EXP_MAX.
 DOMAIN = [(0x00000000, 0x42B17217),  # +0 .. 0x1.62e42ep+6

@@ -61,8 +61,9 @@ CR_FN vd vd_lookup16(const double *t, vl idx) {
  * the pairs (a_k, b_k) split into the two vectors by two permutes. Against two
  * vgatherqpd: erf 1.8x and huge sin/cos 2x faster on AMD Zen 4; on an Intel
  * Xeon erf 0.8x, huge sin/cos 1.2-1.3x (tools/bench_crlibm.py, 2026-11-24). A
- * single gather (vd_gather, exp) stays an instruction: loads made exp 1.7x
- * slower on the Xeon and only 8 % faster on Zen 4. */
+ * single gather (vd_gather; exp's table when it had 1024 entries) stays an
+ * instruction: loads made exp 1.7x slower on the Xeon and only 8 % faster on
+ * Zen 4. */
 CR_FN __m256d cr_avx512_two_pairs(const double *p, const double *q) {
   return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p)), _mm_loadu_pd(q), 1);
 }
