@@ -95,7 +95,9 @@ def test_skew_edges_and_small_tunings(dtype, monkeypatch):
     bits on every row."""
     rng = np.random.default_rng([22, dtype(0).nbytes])
     skew, line = SKEW_BYTES // dtype(0).nbytes, 64 // dtype(0).nbytes
-    m = 2 * 16 + 2 * 8 + 3  # two-group blocks of the AVX2 float32 and float64 paths + tails
+    # two-group blocks of every path (2W = 8..32 rows), then on each path a one-group block
+    # (m mod 2W >= W for W = 4, 8, 16) and single rows
+    m = 3 * 32 - 1
     for k in (1, line - 1, skew - 1, skew, skew + 1, skew + line - 1, skew + line,
               skew + line + 11, 2 * skew + 5):
         a, x = data(rng, (m, k), dtype), data(rng, k, dtype)
