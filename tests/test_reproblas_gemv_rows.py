@@ -75,7 +75,7 @@ def test_large_row_major_gemv(order, monkeypatch):
 
 def line_offset_views(a, stride):
     """a's values in views whose rows are `stride` elements apart, starting 0, 3
-    and 12 elements past a cache line: the head of gemv_rows_seq_g (terms up to
+    and 12 elements past a cache line: the head of gemv_rows_seq (terms up to
     a line boundary) takes 0, 13 and 4 terms (float32)."""
     m, k = a.shape
     for off in (0, 3, 12):
