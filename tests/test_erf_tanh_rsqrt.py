@@ -34,9 +34,13 @@ def _bits(v):
 
 
 def test_erf_interval_boundaries():
-    """i = rint(64|x|) switches rows at the odd multiples of 1/128 (ties to even)."""
-    edges = [_bits((i + 0.5) / 64) for i in range(0, 251, 5)] + [0x407AD445]  # + CR_ERF_ONE
-    b = _with_neighbours(edges)
+    """i = floor(4|x|) switches intervals at the multiples of 1/4; m = min(|x|, 1/4) has
+    its kink at the first; from CR_ERF_ONE on every result is 1; interval 0 reaches down
+    to the subnormals (m = |x|), checked on every binade."""
+    edges = [_bits(i / 4) for i in range(1, 16)] + [0x407AD445]  # + CR_ERF_ONE
+    exponent = np.arange(0, 0x7D, dtype=np.uint32)[:, None] << 23  # below 1/4, + subnormals
+    tiny = (exponent | np.array([1, 2, 0x2AAAAA, 0x555555, 0x7FFFFF], dtype=np.uint32)).ravel()
+    b = np.concatenate([_with_neighbours(edges), tiny])
     _check_every_path("erf", np.concatenate([b, b | np.uint32(0x80000000)]))
 
 
@@ -114,24 +118,20 @@ def test_scalar_calls_reject_bad_arguments():
         _ufuncs.apply_scalar_calls(0, np.ones(8, np.float32)[::2], np.empty_like(x))
 
 
-def _committed_erf_row(i, width):
+def _committed_erf_row(erf, i):
     with open(os.path.join(ROOT, "src", "c", "crlibm", "coeffs", "erf_poly.h")) as fh:
         values = re.findall(r"^\s+(\S+), /\* t\^", fh.read(), flags=re.M)
-    return [float.fromhex(v) for v in values[i * width:(i + 1) * width]]
+    return [float.fromhex(values[erf.position(i, j)]) for j in range(erf.DEG + 1)]
 
 
 def test_erf_rlibm_interval_regenerates_bit_for_bit():
-    """The RLIBM fit of the last erf interval (2^16 inputs, every one checked in C)
-    reproduces the committed row: the generator is deterministic."""
+    """The RLIBM fit of the last erf interval ([15/4, CR_ERF_ONE], every input checked
+    in C) reproduces the committed coefficients: the generator is deterministic."""
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    from dataclasses import replace
-
     from polygen import core, erf
 
     i = erf.N - 1
-    rows = [list(erf._taylor(k / erf.K, erf.DEG + 1)) for k in range(erf.N)]
-    base = erf.spec(rows)
-    s = replace(base, domain=[erf.interval_bits(i)], poly_offset=i * (erf.DEG + 1), base=rows[i])
-    res = core.rlibm_fit(s, n_init=1000, log=lambda *a: None)
+    rows = [list(erf._taylor(k, erf.DEG + 1)) for k in range(erf.N)]
+    res = core.rlibm_fit(erf.spec(rows, i), n_init=1000, log=lambda *a: None)
     assert res.checked == erf.interval_bits(i)[1] - erf.interval_bits(i)[0] + 1
-    assert [float(c) for c in res.coeffs] == _committed_erf_row(i, erf.DEG + 1)
+    assert [float(c) for c in res.coeffs] == _committed_erf_row(erf, i)

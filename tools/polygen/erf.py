@@ -1,30 +1,29 @@
 """Coefficients of the correctly rounded erff (src/c/crlibm/functions/erf.h).
 
-[0, ERF_ONE] is cut into intervals of width 1/K centred on i/K (i = rint(K*a)),
-interval 0 being [0, 1/(2K)]. On each, erf(i/K + t) is a polynomial of degree
-DEG in t.
+[0, ERF_ONE] is cut into N = 16 intervals [i/K, (i+1)/K), K = 4,
+i = floor(K a). On interval i, erf(a) = m * P_i(t) with t = a - i/K,
+m = min(a, 1/K) and P_i of degree DEG.
 
-* Intervals 1..N-1 (RLIBM, core.rlibm_fit): one FunctionSpec per interval,
-  whose domain is the floats that reach it and whose polynomial is that
-  interval's row of the table; the result is the polynomial's value itself
-  (no compensation), so each input's constraint is the rounding interval of
-  its correctly rounded result. Every input of every interval is checked in C.
-* Interval 0 (every tiny and subnormal input) is odd: c_1 = 2/sqrt(pi)
-  rounded (within 2^-56 of it, so that c_1 * a, the result of tiny inputs, is
-  as exact as it can be) and c_3, c_5 by relative minimax against 200-bit MPFR
-  (core.fit_minimax); a free c_1 would let the LP trade it against c_3, and
-  its constraints span results from 2^-149 to 2^-7 (the LP's scaling takes
-  one unit per fit). The exhaustive verification covers it.
+Each interval is one RLIBM fit (core.rlibm_fit): a FunctionSpec whose domain
+is the floats of the interval, whose polynomial is the interval's
+coefficients, and whose compensation is m * p. Interval 0 starts at the least
+subnormal: with m = a it fits erf(a)/a, whose constraints (even those of the
+subnormal results) are all of one scale, near 2/sqrt(pi), so every tiny input
+is an ordinary constraint of the LP. Every input of every interval is checked
+in C.
 
-K and DEG: degree 5 at width 1/64 (the minimax fit needed it too: degree 4
-leaves interval 0 with t, t^3 only; at width 1/32 degree 6 gave 6 wrong
-results on interval 0).
+DEG: degree 9. At degree 7 interval 0 ([2^-12, 1/4) alone) has no
+admissible polynomial, at degree 8 it fails at stride 1 (LP margin -1.2e-8);
+intervals 1-3 converge at both.
 
-The table is interval-major (c_j of interval i at i*(DEG+1) + j) so that the
-kernel reads each lane's coefficients as adjacent pairs (vd_gather_pair).
+The header holds the coefficients twice, by value (16 entries per
+coefficient: one two-register permute each on AVX-512) and by row (the DEG + 1
+coefficients of an interval: a few loads per lane on AVX2); vd_lookup16_n
+reads the layout its path loads faster.
 
 Usage: python tools/polygen.py erf   (rewrites coeffs/erf_poly.h)
 """
+import math
 import os
 import sys
 
@@ -37,102 +36,98 @@ import core  # noqa: E402
 
 from dataclasses import replace  # noqa: E402
 
-K = 64                                   # CR_ERF_K in erf.h
+K = 4                                    # CR_ERF_K in erf.h
 ERF_ONE = float.fromhex("0x1.f5a88ap+1")  # least float with erf rounding to 1
-N = int(round(ERF_ONE * K)) + 1          # intervals 0..N-1
-DEG = 5                                  # degree of the polynomial in t
-NODES = 160
+N = 16                                   # intervals 0..N-1 (floor(K * ERF_ONE) = 15)
+DEG = 9                                  # degree of P_i (odd: rows of pairs)
 PREC = 200
+assert int(K * ERF_ONE) == N - 1 and DEG % 2 == 1
 
 
-
-def _taylor(center, n):
-    """erf's Taylor coefficients at center (good LP starting point)."""
-    c = mpfr(center)
-    d = [gmpy2.erf(c)]
-    # erf^(k+1)(c) = 2/sqrt(pi) * (-1)^k H_k(c) exp(-c^2), Hermite H_k.
-    h_prev, h = mpfr(0), mpfr(1)
-    g = 2 / gmpy2.sqrt(gmpy2.const_pi()) * gmpy2.exp(-c * c)
-    fact = mpfr(1)
-    for k in range(n - 1):
-        fact *= k + 1
-        d.append((-1) ** k * h * g / fact)
-        h_prev, h = h, 2 * c * h - 2 * k * h_prev
-    return np.array([float(v) for v in d])
-
-
-def fit_interval0():
-    """Odd: c_1 = 2/sqrt(pi) rounded to double (within 2^-56 of it), and the
-    rest fitted to erf(t) - (2/sqrt(pi)) t, so c_1 is not perturbed by the fit
-    (tiny inputs, whose results are c_1 * t, need it as exact as it can be)."""
-    h = 0.5 / K
-    t = core.chebyshev_nodes(0.0, h, NODES)
+def _taylor(i, n):
+    """Taylor coefficients in t of erf(i/K + t) / m at t = 0 (the LP's start):
+    m = 1/K for i > 0; for i = 0, m = a = t and erf(t)/t's series."""
+    if i == 0:
+        c = 2 / np.sqrt(np.pi)
+        return np.array([0.0 if j % 2 else c * (-1) ** (j // 2) / (math.factorial(j // 2) * (j + 1))
+                         for j in range(n)])
     with gmpy2.context(precision=PREC):
-        c = 2 / gmpy2.sqrt(gmpy2.const_pi())
-        f = [gmpy2.erf(mpfr(float(v))) - c * mpfr(float(v)) for v in t]
-    exps = list(range(3, DEG + 1, 2))
-    rest, err = core.fit_minimax_refined(t, f, exps, _taylor(0.0, DEG + 1)[exps])
-    poly = np.zeros(DEG + 1)
-    poly[1] = float(c)
-    poly[exps] = rest
-    # The correction weighs at most h^2/3 relative to erf itself.
-    return list(poly), err * h * h / 3
+        x = mpfr(i) / K
+        d = [gmpy2.erf(x)]
+        # erf^(k+1)(x) = 2/sqrt(pi) (-1)^k H_k(x) exp(-x^2), Hermite H_k.
+        h_prev, h = mpfr(0), mpfr(1)
+        g = 2 / gmpy2.sqrt(gmpy2.const_pi()) * gmpy2.exp(-x * x)
+        fact = mpfr(1)
+        for k in range(n - 1):
+            fact *= k + 1
+            d.append((-1) ** k * h * g / fact)
+            h_prev, h = h, 2 * x * h - 2 * k * h_prev
+        return np.array([float(v * K) for v in d])
 
 
 def interval_bits(i):
-    """Inclusive float32 bit range of the a >= 0 with rint(K*a) = i (ties to
-    even, as vd_rint), the last interval ending at ERF_ONE (larger a are
-    clamped to it)."""
+    """Inclusive float32 bit range of the a > 0 with floor(K*a) = i, the last
+    interval ending at ERF_ONE (larger a are clamped to it); 0 is left out
+    (m = 0: any polynomial gives erf(0) = 0)."""
     def bits(v):
         return int(np.float32(v).view(np.uint32))
-    lo = bits((i - 0.5) / K) + (i % 2)         # an odd i loses the tie below
-    hi = bits(ERF_ONE) if i == N - 1 else bits((i + 0.5) / K) - (i % 2)
+    lo = 1 if i == 0 else bits(i / K)
+    hi = bits(ERF_ONE) if i == N - 1 else bits((i + 1) / K) - 1
     return lo, hi
 
 
+def position(i, j):
+    """Index of c_j of interval i in the by-value table cr_erf_poly."""
+    return 16 * j + i
+
+
 def write_headers(rows, summary, directory=core.COEFF_DIR):
-    values, comments = [], []
+    """The coefficients by value (cr_erf_poly, c_j of interval i at 16 j + i)
+    and by row (cr_erf_rows, at (DEG + 1) i + j): the same values in the two
+    layouts vd_lookup16_n reads."""
+    n = DEG + 1
+    by_value, value_notes = [0.0] * (N * n), [""] * (N * n)
+    by_row, row_notes = [], []
     for i, row in enumerate(rows):
-        for j in range(DEG + 1):
-            values.append(row[j])
-            comments.append(f"t^{j}, interval {i} (centre {i}/{K})")
+        for j in range(n):
+            note = f"t^{j}, interval {i} ([{i}/{K}, {i + 1}/{K}))"
+            by_value[position(i, j)], value_notes[position(i, j)] = row[j], note
+            by_row.append(row[j])
+            row_notes.append(note)
     return core.write_header("erf_poly.h", summary, "python tools/polygen.py erf",
-                             [core.Table("cr_erf_table", values, comments)], directory=directory)
+                             [core.Table("cr_erf_poly", by_value, value_notes),
+                              core.Table("cr_erf_rows", by_row, row_notes)], directory=directory)
 
 
-def spec(rows):
-    """The FunctionSpec of interval 1 (the others: replace domain, offset, base)."""
+def spec(rows, i):
+    """The FunctionSpec of interval i (rows: the table the harness starts from)."""
     return core.FunctionSpec(
         name="erf", header="crlibm/functions/erf.h", reduce="cr_erf_reduce",
         compensate="cr_erf_compensate", fast="cr_erf_fast", libm_ref="erf",
-        mpfr_fn=gmpy2.erf, domain=[interval_bits(1)], poly_symbol="cr_erf_table",
-        exponents=list(range(DEG + 1)), base=list(_taylor(1 / K, DEG + 1)),
+        mpfr_fn=gmpy2.erf, domain=[interval_bits(i)], poly_symbol="cr_erf_poly",
+        exponents=list(range(DEG + 1)), base=list(rows[i]),
         write_headers=lambda coeffs, directory: write_headers(rows, "erf (generator build)",
                                                               directory),
-        libm_err="0x1p-48", poly_offset=DEG + 1)
+        libm_err="0x1p-48", poly_offset=position(i, 0), poly_stride=(1, 16))
 
 
 def main():
-    row0, err0 = fit_interval0()
-    # The harness build starts from Taylor rows; each fit replaces its own row.
-    rows = [row0] + [list(_taylor(i / K, DEG + 1)) for i in range(1, N)]
-    base_spec = spec(rows)
-    h = core.Harness(base_spec)
-    iters, constraints = 0, 0
+    rows = [list(_taylor(i, DEG + 1)) for i in range(N)]
+    h = core.Harness(spec(rows, 0))
+    iters, constraints, checked = 0, 0, 0
     try:
-        for i in range(1, N):
-            s = replace(base_spec, domain=[interval_bits(i)], poly_offset=i * (DEG + 1),
-                        base=rows[i])
-            res = core.rlibm_fit(s, n_init=1000, harness=h, log=lambda *a: None)
-            h.set_coeffs(res.coeffs)  # later intervals run with this row in place
+        for i in range(N):
+            res = core.rlibm_fit(spec(rows, i), n_init=1000, harness=h,
+                                 log=lambda *a: print(f"interval {i}:", *a))
             rows[i] = list(res.coeffs)
             iters, constraints = iters + res.iterations, constraints + res.sample_size
+            checked += res.checked
     finally:
         h.close()
-    summary = (f"erf(i/{K} + t) ~ sum_j c_j t^j, |t| <= 1/{2 * K}, i = 0..{N - 1}. Intervals 1..{N - 1}:\n"
-               f"RLIBM fits ({iters} iterations, {constraints} constraints in all), every input\n"
-               f"checked; interval 0: odd, relative minimax error 2^{np.log2(err0):.1f}.\n"
-               f"Interval-major: c_j of interval i at [i*{DEG + 1} + j].")
+    summary = (f"erf(a) = m P_i(t), i = floor({K} a), t = a - i/{K}, m = min(a, 1/{K}),\n"
+               f"P_i(t) = sum_j c_j t^j (j = 0..{DEG}), i = 0..{N - 1}; RLIBM fits ({iters} iterations,\n"
+               f"{constraints} constraints in all, {checked} inputs checked).\n"
+               f"By value: c_j of interval i at cr_erf_poly[16 j + i]; by row: at cr_erf_rows[{DEG + 1} i + j].")
     print(write_headers(rows, summary))
     print(f"K={K} N={N} DEG={DEG}: {iters} RLIBM iterations, {constraints} constraints")
 

@@ -1,16 +1,25 @@
 /* Correctly rounded erff.
  *
  * erf is odd: evaluate on a = |x| and copy the sign of x back (exact).
- * i = rint(64 a) picks an interval centred on i/64; t = a - i/64 is exact
- * (a has 24 bits, i/64 few, and they are close) with |t| <= 1/128. There
- * erf(a) is a degree-5 polynomial in t. The table holds each interval's six
- * coefficients in one row, read as three adjacent pairs per lane
- * (vd_gather_pair: plain loads, no slow gathers). On interval 0 it is odd, so tiny and
- * subnormal a get c_1*a (2/sqrt(pi) in double is within 2^-56 of exact) with
- * one rounding. From CR_ERF_ONE on every result rounds to 1: such lanes (and
- * +-inf) are clamped to it, and erf(CR_ERF_ONE) itself rounds to 1.
- * The degree is the lowest for which an exhaustive check against MPFR (all
- * 2^32 inputs) finds no wrong result: no hard-case fallback is needed.
+ * From CR_ERF_ONE on every result rounds to 1: such lanes (and +-inf) are
+ * clamped to it, and erf(CR_ERF_ONE) itself rounds to 1. The rest, [0, 4),
+ * is cut into 16 intervals [i/4, (i+1)/4): i = floor(4a), t = a - i/4 (exact,
+ * 0 <= t < 1/4), and
+ *
+ *   erf(a) = m * P_i(t),  m = min(a, 1/4),
+ *
+ * P_i a degree-9 polynomial. The factor m makes interval 0 a fit of erf(a)/a
+ * (relative accuracy down to the subnormals; the product has one rounding)
+ * and scales the others by 4 (exact). The 16 x 10 coefficients are five
+ * 16-row tables of pairs (vd_lookup16_pair): on AVX-512 ten two-register
+ * permutes per vector, on AVX2 five 16-byte loads per lane. Each P_i is an
+ * RLIBM fit through this reduction and compensation (tools/polygen/erf.py):
+ * for every input the double result rounds to the correctly rounded float,
+ * so no hard-case fallback is needed.
+ *
+ * The former design, 252 intervals of width 1/64 with degree 5, read each
+ * lane's row by plain loads; on AVX-512 those loads made erf 2.2x slower
+ * than tanh (docs/performance.md).
  */
 #ifndef CR_ERF_H
 #define CR_ERF_H
@@ -18,41 +27,45 @@
 #include "../fputil.h"
 #include "../coeffs/erf_poly.h"
 
-#define CR_ERF_K 64                 /* intervals per unit */
-#define CR_ERF_INV_K 0x1p-6         /* 1/64 */
-#define CR_ERF_ONE 0x1.f5a88ap+1    /* 0x407ad445 ~ 3.9192: least float with erf rounding to 1 */
-#define CR_ERF_N 252                /* intervals: rint(64 * CR_ERF_ONE) + 1 */
-#define CR_ERF_DEG 5                /* degree of the polynomial in t (odd: pairs fill a row) */
+#define CR_ERF_ONE 0x1.f5a88ap+1 /* 0x407ad445 ~ 3.9192: least float with erf rounding to 1 */
+#define CR_ERF_K 4               /* intervals per unit: 16 intervals cover [0, 4) */
+#define CR_ERF_M 0.25            /* m = min(a, CR_ERF_M): interval 0 ends at 1/K */
+#define CR_ERF_TERMS ((int)(sizeof cr_erf_poly / sizeof cr_erf_poly[0]) / 16) /* coefficients per interval */
 
-
-/* t = a - i/64 and the row offset of interval i in the table. */
-CR_FN vd cr_erf_split(vd x, vl *row) {
-  vd a = vd_abs(x);
-  /* NaN fails the compare and is clamped too: the row index stays in range. */
-  a = vd_select(vd_lt(a, vd_set(CR_ERF_ONE)), a, vd_set(CR_ERF_ONE));
-  vd kd = vd_rint(vd_mul(a, vd_set(CR_ERF_K)));
-  *row = cr_vd_to_vl_exact(vd_mul(kd, vd_set(CR_ERF_DEG + 1))); /* exact */
-  return vd_sub(a, vd_mul(kd, vd_set(CR_ERF_INV_K)));
+/* t = a - i/4 for a = min(|x|, CR_ERF_ONE), *row = i (in the low bits), *m. */
+CR_FN vd cr_erf_split(vd x, vl *row, vd *m) {
+  /* NaN lanes fail the compare and are clamped too: i stays in 0..15. */
+  vd a = vd_min(vd_abs(x), vd_set(CR_ERF_ONE));
+  vd kd = vd_floor(vd_mul(a, vd_set(CR_ERF_K)));
+  *row = vd_as_vl(vd_add(kd, vd_set(CR_SHIFTER)));
+  *m = vd_min(a, vd_set(CR_ERF_M));
+  return vd_fma(kd, vd_set(-1.0 / CR_ERF_K), a); /* exact */
 }
 
-/* The generator's view (tools/polygen/erf.py): the reduced argument t, and
- * the result is the polynomial's value itself, sign aside. */
+/* P_i(t), Horner on the coefficients of each lane's interval. */
+CR_FN vd cr_erf_poly_eval(vd t, vl row) {
+  vd c[CR_ERF_TERMS];
+  vd_lookup16_n(cr_erf_poly, cr_erf_rows, row, CR_ERF_TERMS, c);
+  vd p = c[CR_ERF_TERMS - 1];
+#pragma GCC unroll 16
+  for (int j = CR_ERF_TERMS - 2; j >= 0; --j) p = vd_fma(p, t, c[j]);
+  return p;
+}
+
+/* The generator's view (tools/polygen/erf.py): the reduced argument t with
+ * *comp = m, and the result m * p from the polynomial's value p. */
 CR_FN vd cr_erf_reduce(vd x, vd *comp) {
   vl row;
-  *comp = vd_set(0.0);
-  return cr_erf_split(x, &row);
+  return cr_erf_split(x, &row, comp);
 }
-CR_FN vd cr_erf_compensate(vd p, vd comp) { (void)comp; return p; }
+CR_FN vd cr_erf_compensate(vd p, vd m) { return vd_mul(m, p); }
 
 CR_FN vd cr_erf_fast(vd x, vm *special) {
   *special = vd_isnan(x);
   vl row;
-  vd t = cr_erf_split(x, &row);
-  vd c[CR_ERF_DEG + 1];
-  for (int j = 0; j <= CR_ERF_DEG; j += 2) vd_gather_pair(cr_erf_table + j, row, &c[j], &c[j + 1]);
-  vd p = c[CR_ERF_DEG];
-  for (int j = CR_ERF_DEG - 1; j >= 0; --j) p = vd_fma(p, t, c[j]);
-  return cr_copysign_pos(p, x);
+  vd m;
+  vd t = cr_erf_split(x, &row, &m);
+  return cr_copysign_pos(cr_erf_compensate(cr_erf_poly_eval(t, row), m), x);
 }
 
 CR_FN float cr_erf_special(float x) {

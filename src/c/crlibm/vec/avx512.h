@@ -24,6 +24,8 @@ CR_FN vd vd_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
 CR_FN vd vd_abs(vd a) { return _mm512_abs_pd(a); }
 CR_FN vd vd_neg(vd a) { return _mm512_xor_pd(_mm512_set1_pd(-0.0), a); }
 CR_FN vd vd_rint(vd a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+CR_FN vd vd_floor(vd a) { return _mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+CR_FN vd vd_min(vd a, vd b) { return _mm512_min_pd(a, b); }
 
 CR_FN vm vd_lt(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
 CR_FN vm vd_le(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
@@ -94,6 +96,14 @@ CR_FN void vd_lookup16_pair(const double *t, vl idx, vd *a, vd *b) {
                               _mm512_permutex2var_pd(r2, even, r3));
   *b = _mm512_permutex2var_pd(_mm512_permutex2var_pd(r0, odd, r1), idx,
                               _mm512_permutex2var_pd(r2, odd, r3));
+}
+
+/* out[j] = the entry idx & 15 of value table j, j < n (see avx2.h): one
+ * two-register permute per value, from the by-value layout. */
+CR_FN void vd_lookup16_n(const double *by_value, const double *by_row, vl idx, int n, vd *out) {
+  (void)by_row;
+#pragma GCC unroll 16
+  for (int j = 0; j < n; ++j) out[j] = vd_lookup16(by_value + 16 * j, idx);
 }
 
 /* Float lanes, sixteen per vector (see README.md). */

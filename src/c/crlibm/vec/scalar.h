@@ -34,6 +34,9 @@ CR_FN vd vd_abs(vd a) { return fabs(a); }
 CR_FN vd vd_neg(vd a) { return -a; }
 /* Round to the nearest integer, ties to even (the kernels run in RN mode). */
 CR_FN vd vd_rint(vd a) { return rint(a); }
+CR_FN vd vd_floor(vd a) { return floor(a); }
+/* a < b ? a : b, so b where either is NaN (as x86's minpd). */
+CR_FN vd vd_min(vd a, vd b) { return a < b ? a : b; }
 
 CR_FN vm vd_lt(vd a, vd b) { return a < b; }
 CR_FN vm vd_le(vd a, vd b) { return a <= b; }
@@ -67,6 +70,11 @@ CR_FN void vd_lookup16_pair(const double *t, vl idx, vd *a, vd *b) {
   idx &= 15;
   *a = t[2 * idx];
   *b = t[2 * idx + 1];
+}
+/* out[j] = by_value[16 j + (idx & 15)], j < n (by_row holds the same values). */
+CR_FN void vd_lookup16_n(const double *by_value, const double *by_row, vl idx, int n, vd *out) {
+  (void)by_row;
+  for (int j = 0; j < n; ++j) out[j] = by_value[16 * j + (idx & 15)];
 }
 
 
