@@ -1,8 +1,7 @@
 """Row-major gemv (k contiguous) on shapes that the small shapes of
 test_reproblas_gemm.py never reach: a large A (edges of the row groups, special
-values), and k around the skew of the two-group sequential row kernel
-(gemv_rows.inc: the second group of W rows runs 512 bytes of terms behind the
-first). Against the literal SPEC reference on sampled rows, against the same
+values), and k around the skew of the two-group row kernels (gemv_rows.inc:
+the second group of W rows runs 512 bytes of terms behind the first). Against the literal SPEC reference on sampled rows, against the same
 rows computed in small calls (SPEC's batch invariance), and across CPU paths
 (the portable path has no row kernel) and thread counts."""
 import numpy as np
@@ -13,7 +12,7 @@ from reproblas import _core
 import test_reproblas_reference as ref
 from test_reproblas_gemm import ISAS, ORDERS, data, layout
 
-SKEW_BYTES = 512  # the second row group's lag in gemv_rows_seq
+SKEW_BYTES = 512  # the second row group's lag in gemv_rows_seq and gemv_rows_pw
 
 
 def big_operands(rng, m, k, dtype):
@@ -73,6 +72,27 @@ def test_large_row_major_gemv(order, monkeypatch):
                                  got[::-1]), (isa, threads)
 
 
+@pytest.mark.parametrize("order", ORDERS)
+def test_threads_on_an_a_from_dram(order, monkeypatch):
+    """An A beyond RB_GEMV_DRAM_BYTES (32 MiB): one thread takes two row groups, several
+    threads one group each (gemv_rows.inc, gemv_two_groups); the same bits either way,
+    and the reference's on sampled rows (group edges, the rows after the last group)."""
+    dtype = np.float32
+    rng = np.random.default_rng([23, ORDERS.index(order)])
+    m, k = 2085, 4040  # 33.7 MB
+    a, x = data(rng, (m, k), dtype), data(rng, k, dtype)
+    a[17] = -0.0
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
+    got = rb.gemv(1.0, a, x, order=order)
+    check_rows_against_reference(got, 1.0, a, x, 0.0, None, order,
+                                 [0, 15, 16, 17, 31, 32, 1040, m - 6, m - 5, m - 1])
+    for isa in ISAS:
+        monkeypatch.setenv("REPROBLAS_ISA", isa)
+        for threads in (1, 2, 3):
+            monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+            assert ref.same_bits(rb.gemv(1.0, a, x, order=order), got), (isa, threads)
+
+
 def line_offset_views(a, stride):
     """a's values in views whose rows are `stride` elements apart, starting 0, 3
     and 12 elements past a cache line: the head of gemv_rows_seq (terms up to
@@ -86,23 +106,27 @@ def line_offset_views(a, stride):
         yield view
 
 
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_skew_edges_and_small_tunings(dtype, monkeypatch):
+def test_skew_edges_and_small_tunings(dtype, order, monkeypatch):
     """k around the skew (the second group starts, the lines of both groups and
     the tails of each), after heads of 0..15 terms, with row strides of 4 KiB
     (the skew is on) and of k (off), and with a one-row thread split (min_work
     = 1, so up to 4 parts): every layout, split and path gives the reference's
-    bits on every row."""
-    rng = np.random.default_rng([22, dtype(0).nbytes])
+    bits on every row. Pairwise: the second group's lag is the same 512 bytes,
+    in chunks of W terms; k = 2 skew and 4 skew + 17 give blocks of the binary
+    expansion longer than the lag on every path, the others shorter ones."""
+    rng = np.random.default_rng([22, dtype(0).nbytes, ORDERS.index(order)])
     skew, line = SKEW_BYTES // dtype(0).nbytes, 64 // dtype(0).nbytes
     # two-group blocks of every path (2W = 8..32 rows), then on each path a one-group block
     # (m mod 2W >= W for W = 4, 8, 16) and single rows
     m = 3 * 32 - 1
     for k in (1, line - 1, skew - 1, skew, skew + 1, skew + line - 1, skew + line,
-              skew + line + 11, 2 * skew + 5):
+              skew + line + 11, 2 * skew + 5) + ((2 * skew, 4 * skew + 17) if order == "pairwise"
+                                                  else ()):
         a, x = data(rng, (m, k), dtype), data(rng, k, dtype)
         a[5], a[m - 2] = -0.0, np.finfo(dtype).max  # -0 sums; overflow to inf
-        want = ref.gemv(1.0, a, x)
+        want = ref.gemv(1.0, a, x, order=order)
         layouts = [a] + list(line_offset_views(a, 4096 // dtype(0).nbytes))
         try:
             _core.set_l3_tuning(0, 0, 0, 1)
@@ -111,6 +135,7 @@ def test_skew_edges_and_small_tunings(dtype, monkeypatch):
                 for threads in (1, 2, 3, 4):
                     monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
                     for v in layouts:
-                        assert ref.same_bits(rb.gemv(1.0, v, x), want), (k, isa, threads)
+                        assert ref.same_bits(rb.gemv(1.0, v, x, order=order), want), \
+                            (k, isa, threads)
         finally:
             _core.set_l3_tuning()

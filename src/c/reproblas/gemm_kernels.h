@@ -30,6 +30,8 @@
     /* sequential: elements of S a thread keeps (rows x nc, rows a multiple of mc);    \
      * 0: mc rows. More rows: op(B) is packed once for more of them. */                \
     int64_t ws;                                                                        \
+    /* other threads run parts of the same call (memory streams are shared) */         \
+    int threaded;                                                                      \
   } rb_gemm_job_##SFX;                                                                 \
   typedef struct {                                                                     \
     /* 0, or -1 when its buffers cannot be allocated. */                               \

@@ -182,6 +182,7 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
     s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
     parts = rb_l3_parts(threads, (n == 1 ? RB_GEMV_WEIGHT : 1) * batch * m * n * (k > 0 ? k : 1), \
                         batch * s.units);                                                     \
+    job.threaded = parts > 1;                                                                 \
     rb_parallel(parts, l3_part_##SFX, &s);                                                    \
   } while (0)
 
