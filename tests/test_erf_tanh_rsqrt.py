@@ -45,11 +45,12 @@ def test_erf_interval_boundaries():
 
 
 def test_tanh_regime_boundaries():
-    """tanh.h's reduction 2a = k ln2 + r switches k at a = (k + 1/2) ln2 / 2 (k = 0..26);
+    """tanh.h's reduction 2a = k ln2/16 + r switches k (and the table entry k mod 16) at
+    a = (k + 1/2) ln2 / 32 (k = 0..416);
     the fitted range starts at 2^-12 (below it every result is a, checked here on every
     binade down to the subnormals); from 0x41102cb4 (excluded from the fit) every result
     is 1."""
-    switches = [_bits((k + 0.5) * math.log(2) / 2) for k in range(27)]
+    switches = [_bits((k + 0.5) * math.log(2) / 32) for k in range(417)]
     b = _with_neighbours(switches + [_bits(2.0 ** -12), 0x41102CB4], k=3)
     exponent = np.arange(0, 0x73, dtype=np.uint32)[:, None] << 23  # below 2^-12, + subnormals
     tiny = (exponent | np.array([1, 2, 0x2AAAAA, 0x555555, 0x7FFFFF], dtype=np.uint32)).ravel()
