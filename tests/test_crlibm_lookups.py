@@ -1,11 +1,12 @@
-"""The table lookups of log, sin and cos read the right row in every lane.
+"""The table lookups of log, sin, cos, erf and tanh read the right row in every lane.
 
 On AVX2 the four row indices of a vector reach the integer registers together
 (cr_avx2_nibbles in src/c/crlibm/vec/avx2.h), and sin/cos read (A, B) and the
 rows of the big reduction as pairs: a lane reading another lane's row, or a
 wrong nibble, would still give plausible values. These inputs put every row
 of each table at every lane position of a block (4 vectors of up to 8 lanes),
-on every path, and compare with MPFR.
+on every path, and compare with MPFR. (The exhaustive verification runs
+consecutive inputs, whose lanes nearly always read the same row.)
 """
 import numpy as np
 import pytest
@@ -49,6 +50,33 @@ def sincos_rows(off):
     return rows
 
 
+def erf_rows():
+    """Floats grouped by erf.h's interval floor(4|x|) (16 rows of 10 coefficients, read by
+    permutes on AVX-512 and by row loads on AVX2), both signs; row 15 also holds inputs
+    clamped to CR_ERF_ONE."""
+    rng = np.random.default_rng(8)
+    rows = []
+    for i in range(16):
+        v = (i + rng.random(6)) / 4
+        if i == 15:
+            v = np.concatenate([15 / 4 + rng.random(4) * (3.9192 - 15 / 4), [4.5, 30.0]])
+        rows.append((v * np.where(rng.random(v.size) < 0.5, -1.0, 1.0)).astype(np.float32))
+    return rows
+
+
+def tanh_rows():
+    """Floats grouped by the entry of exp's 16-entry table tanh.h reads: k mod 16 for
+    2|x| = k ln2/16 + r, both signs, from the tiny to the clamped (|x| >= 9.02)."""
+    rng = np.random.default_rng(9)
+    rows = [[] for _ in range(16)]
+    for k in list(range(0, 48)) + [200, 201, 333, 415]:
+        x = np.float32((k + rng.uniform(-0.45, 0.45)) * np.log(2) / 32 * rng.choice([-1, 1]))
+        k_x = int(np.rint(2 * abs(np.float64(x)) * 16 / np.log(2)))
+        rows[k_x % 16].append(x)
+    rows[0] += [np.float32(1e-30), np.float32(-20.0)]
+    return rows
+
+
 def big_rows():
     """Floats of every exponent from 32 to 127 (rows of sincos_big.h), both signs."""
     rng = np.random.default_rng(7)
@@ -67,6 +95,8 @@ CASES = {
     "log": lambda: [("log", log_rows()), ("log", log_rows() + [LOG_OUTSIDE])],
     "sin": lambda: [("sin", sincos_rows(0)), ("sin", big_rows())],
     "cos": lambda: [("cos", sincos_rows(4)), ("cos", big_rows())],
+    "erf": lambda: [("erf", erf_rows())],
+    "tanh": lambda: [("tanh", tanh_rows())],
 }
 
 
