@@ -10,9 +10,10 @@
  *
  * P_i a degree-9 polynomial. The factor m makes interval 0 a fit of erf(a)/a
  * (relative accuracy down to the subnormals; the product has one rounding)
- * and scales the others by 4 (exact). The 16 x 10 coefficients are five
- * 16-row tables of pairs (vd_lookup16_pair): on AVX-512 ten two-register
- * permutes per vector, on AVX2 five 16-byte loads per lane. Each P_i is an
+ * and scales the others by 4 (exact). The generator writes the 16 x 10
+ * coefficients twice, by value and by row (vd_lookup16_n): AVX-512 reads
+ * them with ten two-register permutes per vector, AVX2 each lane's row with
+ * 32-byte loads and 4 x 4 transposes. Each P_i is an
  * RLIBM fit through this reduction and compensation (tools/polygen/erf.py):
  * for every input the double result rounds to the correctly rounded float,
  * so no hard-case fallback is needed.
@@ -34,7 +35,7 @@
 
 /* t = a - i/4 for a = min(|x|, CR_ERF_ONE), *row = i (in the low bits), *m. */
 CR_FN vd cr_erf_split(vd x, vl *row, vd *m) {
-  /* NaN lanes fail the compare and are clamped too: i stays in 0..15. */
+  /* vd_min gives NaN lanes CR_ERF_ONE too: i stays in 0..15. */
   vd a = vd_min(vd_abs(x), vd_set(CR_ERF_ONE));
   vd kd = vd_floor(vd_mul(a, vd_set(CR_ERF_K)));
   *row = vd_as_vl(vd_add(kd, vd_set(CR_SHIFTER)));
