@@ -34,12 +34,10 @@ from gmpy2 import mpfr
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import core  # noqa: E402
 
-from dataclasses import replace  # noqa: E402
-
 K = 4                                    # CR_ERF_K in erf.h
 ERF_ONE = float.fromhex("0x1.f5a88ap+1")  # least float with erf rounding to 1
 N = 16                                   # intervals 0..N-1 (floor(K * ERF_ONE) = 15)
-DEG = 9                                  # degree of P_i (odd: rows of pairs)
+DEG = 9                                  # degree of P_i (odd: AVX2 reads rows of pairs)
 PREC = 200
 assert int(K * ERF_ONE) == N - 1 and DEG % 2 == 1
 
