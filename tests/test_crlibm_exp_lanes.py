@@ -18,6 +18,7 @@ from helpers import apply, assert_same_bits, isa_params
 from mpfr_ref import ref_bits
 from test_crlibm_lookups import every_row_at_every_position
 
+
 def table_size():
     """N = 2^CR_EXP_TABLE_BITS, read from the generated header."""
     path = os.path.join(os.path.dirname(__file__), "..", "src", "c", "crlibm", "coeffs",

@@ -264,8 +264,8 @@ class FunctionSpec:
     write_headers: object     # callable(coeffs, directory): writes the coefficient headers
     libm_err: str = "0x1p-50" # relative error bound of libm_ref (conservative)
     poly_offset: int = 0      # index of the first coefficient in poly_symbol (piecewise tables)
-    poly_stride: tuple = None # (n, step): coefficients in runs of n, runs step apart (tables
-                              # of pairs: (2, 32)); default one run
+    poly_step: int = 1        # distance between consecutive coefficients in poly_symbol
+                              # (a table by value, one 16-entry run per coefficient: 16)
     harness_extra: str = ""   # a C header (absolute path) with the function's own harness exports
     p_bracket: tuple = None   # (lo, hi): polynomial values where compensate is increasing (default: all)
 
@@ -347,13 +347,13 @@ class Harness:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def set_coeffs(self, coeffs):
-        """Load coeffs at the current spec's poly_offset (self.spec may be
+        """Load coeffs at the current spec's poly_offset, poly_step apart (self.spec may be
         switched to another piece of the same table, see rlibm_fit)."""
-        n, step = self.spec.poly_stride or (len(coeffs), 0)
-        span = (len(coeffs) - 1) // n * step + n
-        table = (self._c.c_double * span).from_address(self._table_at + 8 * self.spec.poly_offset)
+        step = self.spec.poly_step
+        table = (self._c.c_double * ((len(coeffs) - 1) * step + 1)).from_address(
+            self._table_at + 8 * self.spec.poly_offset)
         for i, c in enumerate(coeffs):
-            table[i // n * step + i % n] = float(c)
+            table[i * step] = float(c)
 
     @staticmethod
     def _p(a):

@@ -106,7 +106,7 @@ def spec(rows, i):
         exponents=list(range(DEG + 1)), base=list(rows[i]),
         write_headers=lambda coeffs, directory: write_headers(rows, "erf (generator build)",
                                                               directory),
-        libm_err="0x1p-48", poly_offset=position(i, 0), poly_stride=(1, 16))
+        libm_err="0x1p-48", poly_offset=position(i, 0), poly_step=position(0, 1))
 
 
 def main():
