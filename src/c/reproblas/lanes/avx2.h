@@ -5,6 +5,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include "../../common/cr_defs.h"
+#include "x86.h"
 
 #define RB_W32 8
 #define RB_W64 4
@@ -28,8 +29,7 @@ CR_FN v32 v32_nonzero_or(v32 a, v32 c) {
 /* Within each 128-bit half, shuffle_ps gives (a0,a2,b0,b2) and (a1,a3,b1,b3);
  * their sum, with the 64-bit pieces reordered, is the in-order pair sums. */
 CR_FN v32 v32_pairadd(v32 a, v32 b) {
-  v32 s = _mm256_add_ps(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
-                        _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+  v32 s = RB_PAIR_ROUND(_mm256_add_ps, _mm256_shuffle_ps, a, b);
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 /* Lane i = perfect tree over the 8 lanes of r[i] (8 x 8). Two shuffle-add
@@ -40,11 +40,9 @@ CR_FN v32 v32_pairadd(v32 a, v32 b) {
 CR_FN v32 v32_tree_rows(const v32 *r) {
   v32 s[4], u[2];
   _Pragma("GCC unroll 4") for (int p = 0; p < 4; ++p)
-    s[p] = _mm256_add_ps(_mm256_shuffle_ps(r[2 * p], r[2 * p + 1], _MM_SHUFFLE(2, 0, 2, 0)),
-                         _mm256_shuffle_ps(r[2 * p], r[2 * p + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    s[p] = RB_PAIR_ROUND(_mm256_add_ps, _mm256_shuffle_ps, r[2 * p], r[2 * p + 1]);
   _Pragma("GCC unroll 2") for (int q = 0; q < 2; ++q)
-    u[q] = _mm256_add_ps(_mm256_shuffle_ps(s[2 * q], s[2 * q + 1], _MM_SHUFFLE(2, 0, 2, 0)),
-                         _mm256_shuffle_ps(s[2 * q], s[2 * q + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    u[q] = RB_PAIR_ROUND(_mm256_add_ps, _mm256_shuffle_ps, s[2 * q], s[2 * q + 1]);
   return _mm256_add_ps(_mm256_permute2f128_ps(u[0], u[1], 0x20), _mm256_permute2f128_ps(u[0], u[1], 0x31));
 }
 CR_FN float v32_first(v32 a) { return _mm256_cvtss_f32(a); }
