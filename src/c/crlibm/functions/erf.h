@@ -13,7 +13,7 @@
  * and scales the others by 4 (exact). The generator writes the 16 x 10
  * coefficients twice, by value and by row (vd_lookup16_n): AVX-512 reads
  * them with ten two-register permutes per vector, AVX2 each lane's row with
- * 32-byte loads and 4 x 4 transposes. Each P_i is an
+ * 16-byte loads of value pairs. Each P_i is an
  * RLIBM fit through this reduction and compensation (tools/polygen/erf.py):
  * for every input the double result rounds to the correctly rounded float,
  * so no hard-case fallback is needed.
