@@ -21,24 +21,43 @@ def check_isa_env(var="CRLIBM_ISA"):
         isa_from_code(var, name, _ufuncs.isa_code(name), _ufuncs.isa_names(), _ufuncs.best_isa())
 
 
-def _is_float32_exact_scalar(x):
-    """Whether a Python float or int has an exact float32 value (compared as Python
-    numbers: NumPy would compare np.float32(x) == x in float32 and accept 0.1)."""
-    try:
-        with np.errstate(over="ignore"):
-            x32 = np.float32(x)
-    except OverflowError:  # an int beyond the double range
-        return False
-    if isinstance(x, float):
-        return float(x32) == x or x != x
-    return bool(np.isfinite(x32)) and int(x32) == x
+def _describe(x):
+    """x for an error message: an int of thousands of digits is named by its size."""
+    if isinstance(x, int) and x.bit_length() > 64:
+        return f"an int of {x.bit_length()} bits"
+    return repr(x)
+
+
+def _int_has_float32_value(x):
+    """Whether a Python int is a float32 value: at most 24 significant bits, below 2^128
+    (integer arithmetic only: no conversion can round or overflow on the way)."""
+    n = abs(x)
+    if n == 0:
+        return True
+    trailing = (n & -n).bit_length() - 1
+    return n.bit_length() - trailing <= 24 and n.bit_length() <= 128
+
+
+def _python_number_as_float32(x, fname):
+    """A Python float or int with an exact float32 value as np.float32, or a TypeError."""
+    converted = None
+    if isinstance(x, float) or _int_has_float32_value(x):
+        # an int that passed the test converts to float exactly
+        converted = _ufuncs.float32_if_exact(np.array([float(x)]))
+    if converted is None:
+        raise TypeError(f"crlibm_py.{fname}: {_describe(x)} is not exactly representable in "
+                        f"float32; pass np.float32(x) if rounding the input first is what "
+                        f"you want")
+    return converted[0]
 
 
 def _exact_float32_array(x):
     """A list/tuple converted by NumPy to another dtype, as float32 if that is exact."""
+    if x.dtype == np.float64:
+        return _ufuncs.float32_if_exact(x)
     with np.errstate(over="ignore", invalid="ignore"):
         converted = x.astype(np.float32)
-        if x.dtype.kind == "f":
+        if x.dtype.kind == "f":  # long double: no subnormal float32 is at stake
             exact = np.array_equal(converted, x, equal_nan=True)
         else:  # integers: float32 values inside the integer type convert back exactly
             itype = np.uint64 if x.dtype.kind == "u" else np.int64
@@ -49,26 +68,42 @@ def _exact_float32_array(x):
 
 
 def _as_float32_input(x, fname):
-    """x as something the float32 loop takes without rounding, or a TypeError."""
-    if isinstance(x, (float, int)) and not isinstance(x, bool):
-        if _is_float32_exact_scalar(x):
-            return np.float32(x)
-        raise TypeError(f"crlibm_py.{fname}: {x!r} is not exactly representable in float32; "
-                        f"pass np.float32(x) if rounding the input first is what you want")
+    """x as something the float32 loop takes without rounding, or a TypeError.
+
+    NumPy arrays and scalars are judged by their dtype (np.float64(0.5) is a TypeError,
+    as a float64 array is); Python numbers and lists by their values. Other array
+    objects (a CPU torch tensor) go through np.asarray.
+    """
+    if isinstance(x, (float, int)) and not isinstance(x, (bool, np.generic)):
+        return _python_number_as_float32(x, fname)
     dtype = getattr(x, "dtype", None)
-    if dtype is None:
+    if dtype is None:  # a list or tuple: judged by its values
         x = np.asarray(x)
         dtype = x.dtype
         if dtype.kind in "fiu" and dtype not in _EXACT_KINDS:
             converted = _exact_float32_array(x)
             if converted is not None:
                 return converted
-    if np.dtype(dtype) not in _EXACT_KINDS:
+    elif not isinstance(dtype, np.dtype):  # another library's CPU array: by its dtype
+        x = np.asarray(x)
+        dtype = x.dtype
+    if dtype.newbyteorder("=") not in _EXACT_KINDS:
         raise TypeError(
-            f"crlibm_py.{fname} computes in float32 and got {np.dtype(dtype)} input; cast it "
+            f"crlibm_py.{fname} computes in float32 and got {dtype} input; cast it "
             f"explicitly with x.astype(np.float32) (rounding the input silently would defeat "
             f"correct rounding)")
     return x
+
+
+def _check_out(out, fname):
+    """A TypeError unless out is a float32 array: NumPy would cast the results to another
+    dtype outside the library, under the caller's FTZ/DAZ bits (SPEC §0)."""
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    dtype = getattr(target, "dtype", None)
+    if isinstance(dtype, np.dtype) and dtype.newbyteorder("=") != np.float32:
+        raise TypeError(f"crlibm_py.{fname}: out must be a float32 array (got {dtype}); "
+                        f"its results are float32: convert them afterwards if you need "
+                        f"another dtype")
 
 
 def _make(fname):
@@ -87,6 +122,7 @@ def _make(fname):
         x = _as_float32_input(x, fname)
         if out is None:
             return ufunc(x, **kwargs)
+        _check_out(out, fname)
         return ufunc(x, out=out, **kwargs)
 
     wrapper.__name__ = wrapper.__qualname__ = fname
@@ -102,9 +138,11 @@ def _make(fname):
         float32 array or scalar; a CuPy array (or a CUDA tensor exposing
         ``__cuda_array_interface__`` / DLPack) runs the CUDA kernel and returns a
         CuPy array on x's device. Inputs that convert to float32 exactly are accepted
-        (float16, int8/uint8/int16/uint16, bool, Python numbers with a float32 value).
+        (float16, int8/uint8/int16/uint16, bool, Python numbers with a float32 value);
+        NumPy arrays and scalars are judged by dtype, Python numbers and lists by value.
     out : numpy.ndarray, optional
-        float32 array to write the result into, as for a NumPy ufunc.
+        float32 array to write the result into, as for a NumPy ufunc (another dtype is
+        a TypeError: NumPy's cast would run under the caller's FTZ/DAZ bits).
     **kwargs
         Other NumPy ufunc keywords (``where``, ...); the ufunc is
         ``crlibm_py.ufuncs[{fname!r}]``.
@@ -118,7 +156,7 @@ def _make(fname):
     ------
     TypeError
         x would be rounded on the way to float32 (float64, int32, the Python float 0.1,
-        ...): cast it explicitly with ``x.astype(np.float32)``.
+        ...): cast it explicitly with ``x.astype(np.float32)``; or ``out`` is not float32.
     ValueError, RuntimeError
         ``CRLIBM_ISA`` names an unknown path, or one this CPU lacks.
     """

@@ -30,6 +30,11 @@ cdef extern from "isa.h":
     int cr_isa_best() nogil
     int cr_isa_parse(const char *name) nogil
 
+cdef extern from "fp_env.h":
+    ctypedef int cr_fenv_t  # the header's type
+    cr_fenv_t cr_fenv_enter() nogil
+    void cr_fenv_leave(cr_fenv_t saved) nogil
+
 cdef extern from "numpy/ufuncobject.h":
     ctypedef void (*PyUFuncGenericFunction)(char **, const npy_intp *, const npy_intp *, void *) noexcept nogil
     object PyUFunc_FromFuncAndData(PyUFuncGenericFunction *func, void **data, char *types,
@@ -133,6 +138,32 @@ def apply_scalar_calls(int fn_index, cnp.ndarray x not None, cnp.ndarray y not N
     cdef size_t n = <size_t>x.shape[0]
     with nogil:
         cr_apply_scalar_calls(fn_index, px, py, n)
+
+
+def float32_if_exact(cnp.ndarray x not None):
+    """x (float64) as float32 if every element converts exactly (NaN included), else None.
+
+    Converted and compared in the library's floating-point environment: under a
+    caller's FTZ or DAZ the conversion of a float32 subnormal would give 0 (SPEC §0).
+    """
+    if x.dtype != cnp.dtype('float64'):
+        raise TypeError("float32_if_exact needs a float64 array")
+    cdef cnp.ndarray src = cnp.PyArray_GETCONTIGUOUS(x)
+    cdef cnp.ndarray dst = cnp.PyArray_EMPTY(src.ndim, src.shape, cnp.NPY_FLOAT32, 0)
+    cdef const double *ps = <const double *>cnp.PyArray_DATA(src)
+    cdef float *pd = <float *>cnp.PyArray_DATA(dst)
+    cdef size_t i, n = <size_t>src.size
+    cdef bint exact = True
+    cdef cr_fenv_t saved
+    with nogil:
+        saved = cr_fenv_enter()
+        for i in range(n):
+            pd[i] = <float>ps[i]
+            if <double>pd[i] != ps[i] and ps[i] == ps[i]:
+                exact = False
+                break
+        cr_fenv_leave(saved)
+    return dst if exact else None
 
 
 def function_names():

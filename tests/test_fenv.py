@@ -164,3 +164,20 @@ def test_sticky_flags_not_raised(fname, isa, mxcsr):
     finally:
         mxcsr.set_mxcsr(saved)
     assert after & MXCSR_FLAGS == 0, f"the call left exception flags 0x{after & MXCSR_FLAGS:02x}"
+
+
+@pytest.mark.parametrize("bits", [MXCSR_FTZ, MXCSR_DAZ], ids=["FTZ", "DAZ"])
+def test_python_numbers_immune_to_ftz_daz(bits, mxcsr):
+    """The wrappers' exactness checks of Python numbers and lists convert in the
+    library's environment: a float32 subnormal given as a Python float stays itself."""
+    sub = np.float32(1e-40)  # subnormal: FTZ/DAZ would turn the float -> float32 round trip into 0
+    expected, value = crlibm_py.sin(sub), float(sub)  # float(sub) itself would flush under DAZ
+    saved = mxcsr.get_mxcsr()
+    mxcsr.set_mxcsr(saved | bits)
+    try:
+        scalar, listed = crlibm_py.sin(value), crlibm_py.sin([value, -value])
+    finally:
+        mxcsr.set_mxcsr(saved)
+    assert expected.view(np.uint32) == 0x000116C2
+    assert scalar.view(np.uint32) == expected.view(np.uint32)
+    assert listed.view(np.uint32).tolist() == [0x000116C2, 0x800116C2]

@@ -349,3 +349,13 @@ def test_cnn_training_is_bitwise_reproducible(monkeypatch):
         return torch.randn(6, 1, 10, 10, generator=g), torch.randn(6, 5, generator=g)
 
     assert_one_hash_per_order(monkeypatch, make_model, make_data)
+
+
+def test_crlibm_takes_cpu_float32_tensors():
+    """A CPU tensor goes through np.asarray: float32 is computed, float64 is the usual
+    TypeError (not NumPy's failure to read a torch dtype)."""
+    import crlibm_py
+    x = torch.tensor([0.5, -2.0, 3.0])
+    assert same_bits(crlibm_py.exp(x), crlibm_py.exp(x.numpy()))
+    with pytest.raises(TypeError, match="cast it explicitly"):
+        crlibm_py.exp(x.double())

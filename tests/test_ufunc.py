@@ -106,6 +106,34 @@ def test_inexact_python_scalars_rejected(fname, value):
         getattr(crlibm_py, fname)(value)
 
 
+def test_huge_int_message_is_short(fname):
+    with pytest.raises(TypeError, match="an int of 16610 bits") as info:
+        getattr(crlibm_py, fname)(10 ** 5000)
+    assert len(str(info.value)) < 200
+
+
+@pytest.mark.parametrize("value", [np.float64(0.5), np.array(0.5), np.int64(2)])
+def test_numpy_scalars_judged_by_dtype(fname, value):
+    """NumPy scalars follow their dtype like arrays, whatever their value."""
+    with pytest.raises(TypeError, match="cast it explicitly"):
+        getattr(crlibm_py, fname)(value)
+
+
+def test_non_native_byte_order_accepted(fname):
+    x = np.array([0.5, -3.0, 100.0], dtype=">f4")
+    y = getattr(crlibm_py, fname)(x)
+    assert np.array_equal(_bits(y), _expected(fname, x.astype(np.float32)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16])
+def test_out_of_another_dtype_rejected(fname, dtype):
+    out = np.empty(3, dtype=dtype)
+    with pytest.raises(TypeError, match="out must be a float32 array"):
+        getattr(crlibm_py, fname)(np.ones(3, np.float32), out=out)
+    with pytest.raises(TypeError, match="out must be a float32 array"):
+        getattr(crlibm_py, fname)(np.ones(3, np.float32), out=(out,))
+
+
 @pytest.mark.parametrize("value", [[0.5, 2.0, -0.0], (1.0, 0.25), [3, -4, 2 ** 24],
                                    [np.float32(0.1), np.float32(7)], [[0.5], [1.5]],
                                    [2.0 ** -149, 2.0 ** 127]])

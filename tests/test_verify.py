@@ -228,6 +228,14 @@ def test_cli_inject_ref_error_fails():
     assert out.returncode == 1 and "reference error bound exceeded" in out.stderr
 
 
+@pytest.mark.parametrize("rel", ["nan", "inf", "-1", "2", "x"])
+def test_cli_inject_ref_error_rejects_no_reference(rel):
+    """Values that would leave no reference (every input decided by MPFR) make the
+    self-test a run that cannot fail: a usage error instead."""
+    out = _run_cli("exp", "--range", "0x3f800000:0x3f800001", "--inject-ref-error", rel)
+    assert out.returncode == 2 and "relative error in (-1, 1)" in out.stderr
+
+
 @pytest.mark.parametrize("text,message", [
     ("12", "must be LO:HI"), ("1:2:3", "must be LO:HI"), ("abc:5", "not a decimal or 0x-hex"),
     ("0x:5", "not a decimal or 0x-hex"), ("5:5", "is empty"), ("0x20:0x10", "is empty"),

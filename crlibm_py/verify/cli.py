@@ -60,6 +60,16 @@ def _corrupt_arg(text):
         raise argparse.ArgumentTypeError("expected PATH:N, e.g. avx2:1000") from None
 
 
+def _rel_error_arg(text):
+    try:
+        rel = float(text)
+    except ValueError:
+        rel = float("nan")
+    if not -1.0 < rel < 1.0:  # NaN, inf or -1 would turn the reference into no reference
+        raise argparse.ArgumentTypeError(f"expected a relative error in (-1, 1), got {text!r}")
+    return rel
+
+
 def make_parser():
     p = argparse.ArgumentParser(
         prog="python -m crlibm_py.verify",
@@ -86,8 +96,9 @@ def make_parser():
     g = p.add_argument_group("self-tests (make correct results look wrong; the run must fail)")
     g.add_argument("--inject-wrong", type=_corrupt_arg, metavar="PATH:N",
                    help="flip bit 0 of PATH's result for inputs whose bits are a multiple of N")
-    g.add_argument("--inject-ref-error", type=float, default=0.0, metavar="REL",
-                   help="multiply the glibc reference by (1 + REL)")
+    g.add_argument("--inject-ref-error", type=_rel_error_arg, default=0.0, metavar="REL",
+                   help="multiply the glibc reference by (1 + REL), -1 < REL < 1; the run "
+                        "must fail once REL exceeds the declared bound (1e-9 does)")
     return p
 
 
