@@ -3,6 +3,8 @@
 Every routine looks at its array arguments first (`_backend`): that is the
 single place where GPU arrays are routed to the CUDA implementation (_cuda.py).
 """
+import math
+
 import numpy as np
 from crlibm_py._common import isa_from_code
 
@@ -13,6 +15,7 @@ from . import _core, _cuda
 ORDERS = {"sequential": _core.SEQUENTIAL, "pairwise": _core.PAIRWISE}
 _FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _F32_MAX = float(np.finfo(np.float32).max)
+_INT_MAX = 2 ** 31 - 1
 
 
 # ---- environment knobs (SPEC §4), read at every call ----
@@ -47,8 +50,9 @@ def _threads():
             n = int(value)
         except ValueError:
             n = 0
-        if n < 1:
-            raise ValueError(f"REPROBLAS_NUM_THREADS={value!r} must be a positive integer")
+        if not 1 <= n <= _INT_MAX:  # the C core's int, as the C ABI's check
+            raise ValueError(f"REPROBLAS_NUM_THREADS={value!r} must be a positive integer "
+                             f"(at most {_INT_MAX})")
     if len(_thread_counts) < 64:  # parsing is most of the cost of a small call
         _thread_counts[raw] = n
     return n
@@ -157,11 +161,15 @@ def _scalar(alpha, dtype, routine, name="alpha"):
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise TypeError(f"reproblas.{routine}: {name} must be a Python float/int or a NumPy "
                         f"{dtype} scalar, got {type(alpha).__name__}")
-    with np.errstate(over="ignore"):
-        a = np.array([alpha], dtype=dtype) if isinstance(alpha, float) else \
-            np.array([float(alpha)], dtype=dtype)
-    if np.isinf(a[0]) and np.isfinite(float(alpha)):
-        raise OverflowError(f"reproblas.{routine}: {name}={alpha!r} overflows {dtype}")
+    try:
+        value = float(alpha)  # an int is rounded by integer arithmetic: no FP mode applies
+    except OverflowError:
+        value = None
+    # scalar_array rounds to float32 in the library's FP environment (SPEC §0)
+    a = None if value is None else _core.scalar_array(value, dtype)
+    if a is None or (np.isinf(a[0]) and math.isfinite(value)):
+        shown = f"an int of {alpha.bit_length()} bits" if value is None else repr(alpha)
+        raise OverflowError(f"reproblas.{routine}: {name}={shown} overflows {dtype}")
     return a
 
 

@@ -66,6 +66,10 @@ class _Geometry:
             out.append(room // self.stride[a] + 1)
         self.out = tuple(out)
         self.in_hw, self.k_hw = tuple(in_hw), tuple(k_hw)
+        if max(self.stride + self.dilation + self.pad + self.out) > _MAX_DIM:  # before any allocation
+            raise ValueError(f"reproblas.{routine}: strides, paddings, dilations and output sizes "
+                             f"must be at most 2**30, got stride {self.stride}, padding "
+                             f"{self.pad}, dilation {self.dilation}, output {self.out}")
 
     def axis(self, a):
         """The hashable description of axis a: (input, kernel, stride, pad, dilation, output)."""

@@ -12,6 +12,11 @@ import numpy as np
 
 cnp.import_array()
 
+cdef extern from "fp_env.h":
+    ctypedef int cr_fenv_t  # the header's type
+    cr_fenv_t cr_fenv_enter() nogil
+    void cr_fenv_leave(cr_fenv_t saved) nogil
+
 cdef extern from "isa.h":
     enum: CR_ISA_COUNT
     const char *cr_isa_name(int isa)
@@ -82,11 +87,15 @@ def plain(a, int a_ndim, b=None, int b_ndim=0):
 
 def scalar_array(double value, cnp.dtype dtype):
     """[value] as a 1-element array of dtype (float32: value rounded by a C cast,
-    as NumPy's assignment does), for the scalar arguments of the C calls."""
+    as NumPy's assignment does, but in the library's FP environment: round to
+    nearest, no FTZ, whatever the caller set), for the scalar arguments of the C calls."""
     cdef cnp.npy_intp one = 1
     cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, &one, dtype.type_num, 0)
+    cdef cr_fenv_t saved
     if dtype.type_num == cnp.NPY_FLOAT32:
+        saved = cr_fenv_enter()
         (<float *>cnp.PyArray_DATA(out))[0] = <float>value
+        cr_fenv_leave(saved)
     else:
         (<double *>cnp.PyArray_DATA(out))[0] = value
     return out

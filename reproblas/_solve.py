@@ -22,8 +22,10 @@ def _flags(routine, lower, trans, unit_diagonal, overwrite_b):
 
 
 def _side(side):
-    key = side.lower() if isinstance(side, str) else side
-    if isinstance(key, (bool, np.bool_)) or key not in _SIDES:
+    # only a str or a true int names a side (not 1.0, True, a list or an array)
+    key = side.lower() if isinstance(side, str) else \
+        int(side) if isinstance(side, (int, np.integer)) and not isinstance(side, bool) else None
+    if key not in _SIDES:
         raise ValueError(f"reproblas.trsm: side={side!r}: use 'left' (or 0: op(a) @ x = alpha*b) "
                          f"or 'right' (or 1: x @ op(a) = alpha*b)")
     return _SIDES[key]

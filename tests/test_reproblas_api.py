@@ -98,11 +98,16 @@ def test_isa_env(monkeypatch):
     assert rb.sum(x64) == 5
 
 
-@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5"])
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", "2147483648", "1" + "0" * 30])
 def test_threads_env_errors(monkeypatch, value):
     monkeypatch.setenv("REPROBLAS_NUM_THREADS", value)
     with pytest.raises(ValueError, match="REPROBLAS_NUM_THREADS"):
         rb.sum(x64)
+
+
+def test_huge_int_alpha_is_a_named_overflow():
+    with pytest.raises(OverflowError, match="axpy: alpha=an int of 1329 bits overflows"):
+        rb.axpy(10 ** 400, x64, x64.copy())
 
 
 def test_threads_env_large(monkeypatch):

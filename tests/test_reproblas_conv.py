@@ -316,6 +316,9 @@ def test_errors():
     with pytest.raises(ValueError, match="at most 2"):
         rb.conv2d_grad_weight(x, np.zeros((1, 2, 1, 3), np.float32), w.shape,
                               stride=(2 ** 31, 1))
+    for padding in (2 ** 40, 2 ** 62):  # refused before the output is allocated
+        with pytest.raises(ValueError, match="at most 2"):
+            rb.conv2d(x, w, padding=padding)
     # refused from the shapes alone: a 2**32-element broadcast view is never copied
     huge = np.broadcast_to(np.float32(0), (1, 1, 2 ** 31, 2))
     for call in (lambda: rb.conv2d(huge, w[:1, :1, :1, :1]), lambda: rb.conv2d_grad_bias(huge),

@@ -334,3 +334,30 @@ def test_pairwise_kernel_blocks(dtype, monkeypatch):
             for isa in ISAS:
                 got = call(routine, x, yy, "pairwise", isa, 1, monkeypatch)
                 assert ref.same_bits(got, want), (routine, isa, n, trial)
+
+
+def test_python_float_alpha_rounded_in_the_library_environment():
+    """A Python float alpha/beta is rounded to float32 in the library's environment: the
+    caller's rounding mode or FTZ cannot change it (0.1 rounded down, 1e-40 flushed)."""
+    fesetround, fegetround = _libm_fesetround()
+    a32 = np.ones((2, 2), np.float32)
+    one = np.ones(1, np.float32)
+
+    def run():
+        return [rb.scal(0.1, one.copy()), rb.scal(1e-40, one.copy()),
+                rb.axpy(0.1, one, one.copy()),
+                rb.gemm(0.1, a32, a32, beta=1e-40, c=a32.copy())]
+
+    want = run()
+    assert want[1].view(np.uint32)[0] == np.float32(1e-40).view(np.uint32)  # kept subnormal
+    old = fegetround()
+    for mode in (0x400, 0x800, 0xC00):
+        assert fesetround(mode) == 0
+        try:
+            got = run()
+        finally:
+            fesetround(old)
+        assert all(ref.same_bits(g, w) for g, w in zip(got, want)), mode
+    out = _core.call_with_mxcsr(0x1F80 | 0x8000 | 0x0040, run)
+    if out is not None:
+        assert all(ref.same_bits(g, w) for g, w in zip(out[0], want))

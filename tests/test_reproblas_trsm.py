@@ -249,8 +249,9 @@ def test_bad_arguments():
         rb.trsm(1.0, np.ones((3, 2)), b)
     with pytest.raises(ValueError, match="square"):
         rb.trsm(1.0, a, b, side="right")
-    with pytest.raises(ValueError, match="side"):
-        rb.trsm(1.0, a, b, side="up")
+    for side in ("up", [0], np.array([0]), 1.0, True):  # a str or a true int only
+        with pytest.raises(ValueError, match="side"):
+            rb.trsm(1.0, a, b, side=side)
     with pytest.raises(TypeError, match="lower"):
         rb.trsm(1.0, a, b, lower="yes")
     with pytest.raises(ValueError, match="order"):
