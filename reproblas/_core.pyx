@@ -362,7 +362,8 @@ cdef extern from "conv.h":
                               const void *x, const void *grad_y, void *grad_w) nogil
     int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
                             const void *grad_y, void *grad_b) nogil
-    void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc)
+    void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc,
+                            int64_t batch)
 
 
 cpdef enum:
@@ -408,10 +409,12 @@ def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarra
                            f"shape={shape})")
 
 
-def set_conv_tuning(int64_t chunk=0, int64_t kc=0, int64_t min_work=0, int64_t mc=0):
-    """Convolution column chunk, kc, per-thread work and the sequential path's rows per
-    block for tests (never change results); 0 restores defaults."""
-    rb_conv_set_tuning(chunk, kc, min_work, mc)
+def set_conv_tuning(int64_t chunk=0, int64_t kc=0, int64_t min_work=0, int64_t mc=0,
+                    int64_t batch=0):
+    """Convolution column chunk, kc, per-thread work, the sequential path's rows per
+    block and the table ints per batch of row classes, for tests (never change
+    results); 0 restores defaults."""
+    rb_conv_set_tuning(chunk, kc, min_work, mc, batch)
 cdef extern from "level3.h":
     int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans, int unit,
                 int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs,

@@ -3,6 +3,9 @@
 'valid', asymmetric), dilation, groups, bias, both orders and dtypes, special
 values at the borders, every CPU path and thread count, chunk and kc splits,
 batch invariance and operand layouts."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -19,7 +22,8 @@ THREADS = [1, 2, 3, 4]
 # (chunk columns, kc, min_work, rows per block): defaults; one-column chunks,
 # kc = 2 inside every term list, a thread per unit and the default row block;
 # mid-size chunks, kc = 5 and 5-row blocks (one panel of the sequential kernel).
-TUNINGS = [(0, 0, 0, 0), (1, 2, 1, -1), (7, 5, 1, 5)]
+# (chunk, kc, min_work, mc, batch): batch 1 puts every row class in a batch of its own
+TUNINGS = [(0, 0, 0, 0, 0), (1, 2, 1, -1, 1), (7, 5, 1, 5, 60)]
 
 # (N, C, H, W), (K, R, S), stride, padding, dilation, groups, bias
 CASES = [
@@ -378,3 +382,24 @@ def test_caller_ftz_daz_does_not_change_results():
         check(g, e, "FTZ/DAZ caller")
     assert np.any(want[0] != 0)
     check(want[0], cref.conv2d(x, w, None, 1, 1, 1, 1, "sequential"), "subnormals")
+
+
+LARGE_KERNEL = r"""
+import resource, sys
+import numpy as np, reproblas as rb
+x = np.ones((1, 1, 128, 128), np.float32)
+for order in ("sequential", "pairwise"):
+    y = rb.conv2d(x, x, padding="same", order=order)
+    # all ones: each output is its count of present taps, rows times columns
+    taps = np.array([min(i + 64, 127) - max(i - 63, 0) + 1 for i in range(128)], np.float32)
+    assert np.array_equal(y[0, 0], np.outer(taps, taps)), order
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_kernel_as_large_as_the_image_memory_bounded():
+    """A 128 x 128 'same' kernel makes every output row and column a class of its own;
+    the pairs' term tables (2.4 GB at once) are built a batch of row classes at a time."""
+    out = subprocess.run([sys.executable, "-c", LARGE_KERNEL], capture_output=True, text=True,
+                         check=True)
+    assert int(out.stdout.split()[-1]) < 600  # MB of peak memory, was 3500

@@ -24,14 +24,18 @@ enum { CONV_CHUNK_PER_ROW = 8, CONV_MIN_CHUNK = 192, CONV_CHUNK_ALIGN = 48 };
 #define CONV_MIN_WORK ((int64_t)1 << 20)
 
 /* Test knobs (0: the defaults). */
-static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK, conv_mc = 0;
+static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK, conv_mc = 0,
+               conv_batch = 0;
 
-void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc) {
+void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc, int64_t batch) {
   conv_chunk = chunk >= 1 ? chunk : 0;
   conv_kc = kc >= 1 ? kc : 0;
   conv_min_work = min_work >= 1 ? min_work : CONV_MIN_WORK;
   conv_mc = mc >= 1 ? mc : 0;
+  conv_batch = batch >= 1 ? batch : 0;
 }
+
+int64_t rb_conv_batch_ints(int64_t fallback) { return conv_batch ? conv_batch : fallback; }
 
 #if defined(__x86_64__)
 #define CONV_TABLES(sfx) {&rb_l3_##sfx##_scalar, &rb_l3_##sfx##_avx2, &rb_l3_##sfx##_avx512}
@@ -265,11 +269,11 @@ typedef struct {
   char *dst, *apack;
   int64_t drow;
   const rb_conv_class *cls;
-  const int64_t *aidx, *kstart; /* per class: at cls_base[c] and c*(nkb+1) */
+  const int64_t *aidx; /* per class, at cls_base[c] */
   const int64_t *cls_base;
   const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
   char *ws; /* part p's workspace at ws + p*ws_bytes: the chains, and at ws_cols */
-  int64_t ws_bytes, ws_cols; /* the two column lists of seq_store */
+  int64_t ws_bytes, ws_cols; /* the two column lists of seq_store, then the term cursors */
 } conv_seq;
 
 /* Part `part` packs its share of the panels of A. */
@@ -316,6 +320,33 @@ static void seq_store(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0, int
   }
 }
 
+/* The first of class cl's terms from t on that is not below `end` (binary
+ * search: the terms ascend). */
+static int64_t seq_terms_below(const rb_conv_class *cl, int64_t t, int64_t end) {
+  int64_t hi = cl->nterms;
+  while (t < hi) {
+    const int64_t mid = t + (hi - t) / 2;
+    if (cl->term[mid] < end)
+      t = mid + 1;
+    else
+      hi = mid;
+  }
+  return t;
+}
+
+/* The kc block of the next term of any tile [c0, c1) (nkb: none left); cur[i]
+ * is tile c0 + i's next term. Blocks no tile has terms in are skipped: with many
+ * small classes (a large kernel) most blocks are empty for most tiles. */
+static int64_t seq_next_block(const conv_seq *s, int64_t c0, int64_t c1, const int64_t *cur) {
+  int64_t kb = s->nkb;
+  for (int64_t tl = c0; tl < c1; ++tl) {
+    const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
+    const int64_t t = cur[tl - c0];
+    if (t < cl->nterms && cl->term[t] / s->kc < kb) kb = cl->term[t] / s->kc;
+  }
+  return kb;
+}
+
 static void seq_part(void *ctx, int part, int parts) {
   const conv_seq *s = ctx;
   (void)parts;
@@ -326,16 +357,23 @@ static void seq_part(void *ctx, int part, int parts) {
   const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
   const int64_t chunk = s->chunk_tiles;
   char *ws = s->ws + part * s->ws_bytes;
+  int64_t *cols = (int64_t *)(ws + s->ws_cols);
+  int64_t *first = cols + 2 * chunk * s->nr, *next = first + chunk; /* per tile: block kb's terms */
   for (int64_t c0 = ta; c0 < tb; c0 += chunk) {
     const int64_t c1 = tb - c0 < chunk ? tb : c0 + chunk;
-    for (int64_t kb = 0; kb < s->nkb; ++kb)
+    for (int64_t tl = c0; tl < c1; ++tl) next[tl - c0] = 0;
+    for (int64_t kb; (kb = seq_next_block(s, c0, c1, next)) < s->nkb;) {
+      for (int64_t tl = c0; tl < c1; ++tl) { /* [first, next): the terms of block kb */
+        const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
+        first[tl - c0] = next[tl - c0];
+        next[tl - c0] = seq_terms_below(cl, next[tl - c0], (kb + 1) * s->kc);
+      }
       for (int64_t q0 = p0; q0 < p1; q0 += s->mcp) {
         const int64_t q1 = p1 - q0 < s->mcp ? p1 : q0 + s->mcp;
         for (int64_t tl = c0; tl < c1; ++tl) {
           const int64_t c = s->tile_cls[tl], j0 = s->tile_j0[tl];
           const rb_conv_class *cl = &s->cls[c];
-          const int64_t *ks = s->kstart + c * (s->nkb + 1);
-          const int64_t t0 = ks[kb], t1 = ks[kb + 1];
+          const int64_t t0 = first[tl - c0], t1 = next[tl - c0];
           if (t0 == t1) continue;
           const int64_t *aidx = s->aidx + s->cls_base[c] + t0, *toff = cl->toff + t0;
           for (int64_t p = q0; p < q1;)
@@ -345,7 +383,7 @@ static void seq_part(void *ctx, int part, int parts) {
                          ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
         }
       }
-    int64_t *cols = (int64_t *)(ws + s->ws_cols);
+    }
     seq_store(s, c0, c1, p0, p1, ws, cols, cols + chunk * s->nr);
   }
 }
@@ -391,11 +429,11 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   /* the per-class tables and the tile list; packed A and the workspaces in
    * the calling thread's reused scratch (no page faults at every call) unless
    * they are huge */
-  const int64_t ints = all_terms + nclasses * (s.nkb + 2) + 3 * s.ntiles;
+  const int64_t ints = all_terms + nclasses + 3 * s.ntiles;
   const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
   s.ws_cols = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
                63) / 64 * 64;
-  s.ws_bytes = (s.ws_cols + 2 * s.chunk_tiles * s.nr * (int64_t)sizeof(int64_t) + 63) / 64 * 64;
+  s.ws_bytes = (s.ws_cols + 2 * s.chunk_tiles * (s.nr + 1) * (int64_t)sizeof(int64_t) + 63) / 64 * 64;
   const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
   int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
   char *owned = big_bytes > SEQ_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
@@ -407,18 +445,13 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   }
   s.apack = big;
   s.ws = big + apack_bytes;
-  int64_t *aidx = mem, *kstart = aidx + all_terms, *base = kstart + nclasses * (s.nkb + 1);
+  int64_t *aidx = mem, *base = aidx + all_terms;
   int64_t *tile_cls = base + nclasses, *tile_j0 = tile_cls + s.ntiles,
           *tile_nc = tile_j0 + s.ntiles;
   int64_t at = 0, tl = 0;
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
     base[c] = at;
-    int64_t *ks = kstart + c * (s.nkb + 1);
-    for (int64_t kb = 0, t = 0; kb <= s.nkb; ++kb) { /* first term of each kc block */
-      while (t < cl->nterms && cl->term[t] < kb * s.kc) ++t;
-      ks[kb] = kb == s.nkb ? cl->nterms : t;
-    }
     for (int64_t t = 0; t < cl->nterms; ++t) {
       if (cl->term[t] < 0 || cl->term[t] >= terms || (t && cl->term[t] <= cl->term[t - 1])) {
         free(mem);
@@ -437,7 +470,6 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
     }
   }
   s.aidx = aidx;
-  s.kstart = kstart;
   s.cls_base = base;
   s.tile_cls = tile_cls;
   s.tile_j0 = tile_j0;

@@ -81,9 +81,11 @@ int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape
                         const void *grad_y, void *grad_b);
 
 /* Test knobs (they never change results): columns per chunk, terms per kc
- * block, the multiply-adds below which one thread is used, and rows per mc
- * block of the sequential path (values < 1 restore the defaults). Not
- * thread-safe. */
-void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc);
+ * block, the multiply-adds below which one thread is used, rows per mc
+ * block of the sequential path, and the table ints per batch of row classes
+ * (conv_driver.c; values < 1 restore the defaults). Not thread-safe. */
+void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc, int64_t batch);
+/* The batch knob, or `fallback` when it is at its default. */
+int64_t rb_conv_batch_ints(int64_t fallback);
 
 #endif /* RB_CONV_H */

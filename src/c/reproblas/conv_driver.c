@@ -179,50 +179,67 @@ static int pairwise_classes(int dtype, rb_config cfg, const rb_conv_shape *g, in
   return rc;
 }
 
-/* conv2d (transposed == 0: src = x, dst = y, the forward index map) or its
- * input gradient (transposed != 0: src = grad_y, dst = grad_x), w the
- * weights (K, C/groups, R, S). */
-static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
-                              int transposed, const void *w, const void *src,
-                              const void *bias, void *dst) {
-  const int64_t sc = transposed ? g->k : g->c, sh = transposed ? g->p : g->h,
-                sw = transposed ? g->q : g->w;
-  const int64_t dc = transposed ? g->c : g->k, dh = transposed ? g->h : g->p,
-                dw = transposed ? g->w : g->q;
-  const int64_t src_cg = sc / g->groups, rows = dc / g->groups, kr = g->r, ks = g->s;
-  const int64_t size = conv_size(dtype);
-  conv_axis ay, ax;
-  if (axis_classes(&ay, transposed, dh, g->h, g->p, kr, g->stride_h, g->pad_top, g->dilation_h))
-    return -2;
-  if (axis_classes(&ax, transposed, dw, g->w, g->q, ks, g->stride_w, g->pad_left,
-                   g->dilation_w)) {
-    axis_free(&ay);
-    return -2;
+/* The term tables of the pairs (row class a, every column class) take at most
+ * this many int64 per batch of row classes (at least one row class): with a
+ * kernel as large as the image every position is a class of its own, and the
+ * tables of all pairs together are as large as the whole convolution (a
+ * 128 x 128 'same' kernel on a 128 x 128 image: 2.4 GB). Each output belongs
+ * to one pair, so batching changes no result; ordinary layers are one batch. */
+#define CONV_BATCH_INTS ((int64_t)1 << 23)
+
+typedef struct {
+  int dtype, order, transposed;
+  rb_config cfg;
+  const rb_conv_shape *g;
+  const void *w, *src, *bias;
+  void *dst;
+  int64_t sc, sh, sw, dc, dh, dw, src_cg, rows;
+} conv_gather;
+
+/* The ints of row class a's pairs: terms and source offsets per present
+ * term, source and destination offsets per output column. */
+static int64_t row_class_ints(const conv_gather *q, const conv_class *cy, const conv_axis *ax) {
+  int64_t taps = 0;
+  for (int64_t b = 0; b < ax->count; ++b) taps += ax->cls[b].ntaps;
+  return 2 * q->src_cg * cy->ntaps * taps + 2 * q->g->n * cy->npos * q->dw;
+}
+
+/* The end a1 of the batch of row classes from a0, and its ints. */
+static int64_t batch_end(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t a0,
+                         int64_t *ints) {
+  int64_t a1 = a0 + 1;
+  *ints = row_class_ints(q, &ay->cls[a0], ax);
+  for (; a1 < ay->count; ++a1) {
+    const int64_t more = row_class_ints(q, &ay->cls[a1], ax);
+    if (*ints + more > rb_conv_batch_ints(CONV_BATCH_INTS)) break;
+    *ints += more;
   }
-  /* every pair of a row class and a column class: its terms (rows of wt),
-   * their source offsets, and its columns' source and destination offsets */
-  const int64_t npairs = ay.count * ax.count, full = src_cg * kr * ks;
+  return a1;
+}
+
+/* The gather gemms of the pairs of row classes [a0, a1) and every column
+ * class: their terms (rows of wt), the terms' source offsets, and the
+ * columns' source and destination offsets, in buf. */
+static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t a0,
+                        int64_t a1, int64_t *buf) {
+  const rb_conv_shape *g = q->g;
+  const int64_t kr = g->r, ks = g->s, size = conv_size(q->dtype), npairs = (a1 - a0) * ax->count;
   rb_conv_class *cls = calloc((size_t)npairs + 1, sizeof(rb_conv_class));
-  int64_t all_terms = 0;
-  for (int64_t a = 0; a < ay.count; ++a)
-    for (int64_t b = 0; b < ax.count; ++b)
-      all_terms += src_cg * ay.cls[a].ntaps * ax.cls[b].ntaps;
-  int64_t *buf = malloc(sizeof(int64_t) * (size_t)(2 * all_terms + 2 * g->n * dh * dw + 1));
-  int rc = buf && cls ? 0 : -2;
+  if (!cls) return -2;
   int64_t *next = buf;
-  for (int64_t a = 0; a < ay.count && rc == 0; ++a)
-    for (int64_t b = 0; b < ax.count; ++b) {
-      const conv_class *cy = &ay.cls[a], *cx = &ax.cls[b];
-      rb_conv_class *cl = &cls[a * ax.count + b];
-      cl->nterms = src_cg * cy->ntaps * cx->ntaps;
+  for (int64_t a = a0; a < a1; ++a)
+    for (int64_t b = 0; b < ax->count; ++b) {
+      const conv_class *cy = &ay->cls[a], *cx = &ax->cls[b];
+      rb_conv_class *cl = &cls[(a - a0) * ax->count + b];
+      cl->nterms = q->src_cg * cy->ntaps * cx->ntaps;
       cl->ncols = g->n * cy->npos * cx->npos;
       int64_t *term = next, *toff = term + cl->nterms, *coff = toff + cl->nterms,
               *doff = coff + cl->ncols;
       next = doff + cl->ncols;
-      outer3(src_cg, kr * ks, cy->taps, cy->ntaps, ks, cx->taps, cx->ntaps, 1, term);
-      outer3(src_cg, sh * sw, cy->delta, cy->ntaps, sw, cx->delta, cx->ntaps, 1, toff);
-      outer3(g->n, sc * sh * sw, cy->base, cy->npos, sw, cx->base, cx->npos, 1, coff);
-      outer3(g->n, dc * dh * dw, cy->pos, cy->npos, dw, cx->pos, cx->npos, 1, doff);
+      outer3(q->src_cg, kr * ks, cy->taps, cy->ntaps, ks, cx->taps, cx->ntaps, 1, term);
+      outer3(q->src_cg, q->sh * q->sw, cy->delta, cy->ntaps, q->sw, cx->delta, cx->ntaps, 1, toff);
+      outer3(g->n, q->sc * q->sh * q->sw, cy->base, cy->npos, q->sw, cx->base, cx->npos, 1, coff);
+      outer3(g->n, q->dc * q->dh * q->dw, cy->pos, cy->npos, q->dw, cx->pos, cx->npos, 1, doff);
       cl->term = term;
       cl->toff = toff;
       cl->coff = coff;
@@ -230,15 +247,54 @@ static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv
     }
   /* sequential: A in place in w, per group: forward A(k, (c', r, s)) is row k
    * of w; transposed A(c', (k, r, s)) = w[k, c', r, s], runs of R*S terms */
-  const int64_t rs = kr * ks, a_rs = transposed ? rs : full, tin = transposed ? rs : full;
-  for (int64_t gi = 0; gi < g->groups && rc == 0 && order == RB_SEQUENTIAL; ++gi)
-    rc = rb_conv_seq(dtype, cfg, rows, full, (const char *)w + gi * rows * full * size, a_rs,
-                     tin, rows * rs, npairs, cls, (const char *)src + gi * src_cg * sh * sw * size,
-                     (char *)dst + gi * rows * dh * dw * size, dh * dw,
-                     bias ? (const char *)bias + gi * rows * size : NULL);
-  if (rc == 0 && order == RB_PAIRWISE)
-    rc = pairwise_classes(dtype, cfg, g, transposed, npairs, cls, w, src, bias, dst);
+  const int64_t rs = kr * ks, full = q->src_cg * rs, a_rs = q->transposed ? rs : full,
+                tin = q->transposed ? rs : full;
+  int rc = 0;
+  for (int64_t gi = 0; gi < g->groups && rc == 0 && q->order == RB_SEQUENTIAL; ++gi)
+    rc = rb_conv_seq(q->dtype, q->cfg, q->rows, full,
+                     (const char *)q->w + gi * q->rows * full * size, a_rs, tin, q->rows * rs,
+                     npairs, cls, (const char *)q->src + gi * q->src_cg * q->sh * q->sw * size,
+                     (char *)q->dst + gi * q->rows * q->dh * q->dw * size, q->dh * q->dw,
+                     q->bias ? (const char *)q->bias + gi * q->rows * size : NULL);
+  if (rc == 0 && q->order == RB_PAIRWISE)
+    rc = pairwise_classes(q->dtype, q->cfg, g, q->transposed, npairs, cls, q->w, q->src, q->bias,
+                          q->dst);
   free(cls);
+  return rc;
+}
+
+/* conv2d (transposed == 0: src = x, dst = y, the forward index map) or its
+ * input gradient (transposed != 0: src = grad_y, dst = grad_x), w the
+ * weights (K, C/groups, R, S). */
+static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+                              int transposed, const void *w, const void *src,
+                              const void *bias, void *dst) {
+  conv_gather q = {dtype, order, transposed, cfg, g, w, src, bias, dst,
+                   transposed ? g->k : g->c, transposed ? g->p : g->h, transposed ? g->q : g->w,
+                   transposed ? g->c : g->k, transposed ? g->h : g->p, transposed ? g->w : g->q,
+                   0, 0};
+  q.src_cg = q.sc / g->groups;
+  q.rows = q.dc / g->groups;
+  conv_axis ay, ax;
+  if (axis_classes(&ay, transposed, q.dh, g->h, g->p, g->r, g->stride_h, g->pad_top,
+                   g->dilation_h))
+    return -2;
+  if (axis_classes(&ax, transposed, q.dw, g->w, g->q, g->s, g->stride_w, g->pad_left,
+                   g->dilation_w)) {
+    axis_free(&ay);
+    return -2;
+  }
+  int64_t most = 0, ints; /* the largest batch's ints */
+  for (int64_t a0 = 0, a1; a0 < ay.count; a0 = a1) {
+    a1 = batch_end(&q, &ay, &ax, a0, &ints);
+    if (ints > most) most = ints;
+  }
+  int64_t *buf = malloc(sizeof(int64_t) * (size_t)(most + 1));
+  int rc = buf ? 0 : -2;
+  for (int64_t a0 = 0, a1; a0 < ay.count && rc == 0; a0 = a1) {
+    a1 = batch_end(&q, &ay, &ax, a0, &ints);
+    rc = gather_batch(&q, &ay, &ax, a0, a1, buf);
+  }
   free(buf);
   axis_free(&ay);
   axis_free(&ax);
