@@ -4,7 +4,7 @@ import os
 import numpy as np
 
 from . import _cuda, _ufuncs
-from ._common import isa_from_code
+from ._common import isa_from_code, short_repr
 
 ufuncs = dict(_ufuncs.ufuncs)
 FUNCTIONS = tuple(_ufuncs.function_names())
@@ -19,13 +19,6 @@ def check_isa_env(var="CRLIBM_ISA"):
     name = os.environ.get(var, "")
     if name and not _ufuncs.isa_supported(name):
         isa_from_code(var, name, _ufuncs.isa_code(name), _ufuncs.isa_names(), _ufuncs.best_isa())
-
-
-def _describe(x):
-    """x for an error message: an int of thousands of digits is named by its size."""
-    if isinstance(x, int) and x.bit_length() > 64:
-        return f"an int of {x.bit_length()} bits"
-    return repr(x)
 
 
 def _int_has_float32_value(x):
@@ -45,7 +38,7 @@ def _python_number_as_float32(x, fname):
         # an int that passed the test converts to float exactly
         converted = _ufuncs.float32_if_exact(np.array([float(x)]))
     if converted is None:
-        raise TypeError(f"crlibm_py.{fname}: {_describe(x)} is not exactly representable in "
+        raise TypeError(f"crlibm_py.{fname}: {short_repr(x)} is not exactly representable in "
                         f"float32; pass np.float32(x) if rounding the input first is what "
                         f"you want")
     return converted[0]

@@ -6,7 +6,7 @@ single place where GPU arrays are routed to the CUDA implementation (_cuda.py).
 import math
 
 import numpy as np
-from crlibm_py._common import isa_from_code
+from crlibm_py._common import isa_from_code, short_repr
 
 from crlibm_py import _cuda as _cuda_arrays
 
@@ -161,16 +161,15 @@ def _scalar(alpha, dtype, routine, name="alpha"):
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise TypeError(f"reproblas.{routine}: {name} must be a Python float/int or a NumPy "
                         f"{dtype} scalar, got {type(alpha).__name__}")
+    # float() rounds an int by integer arithmetic and scalar_array rounds to float32 in
+    # the library's FP environment: no mode of the caller applies (SPEC §0)
     try:
-        value = float(alpha)  # an int is rounded by integer arithmetic: no FP mode applies
-    except OverflowError:
-        value = None
-    # scalar_array rounds to float32 in the library's FP environment (SPEC §0)
-    a = None if value is None else _core.scalar_array(value, dtype)
-    if a is None or (np.isinf(a[0]) and math.isfinite(value)):
-        shown = f"an int of {alpha.bit_length()} bits" if value is None else repr(alpha)
-        raise OverflowError(f"reproblas.{routine}: {name}={shown} overflows {dtype}")
-    return a
+        a = _core.scalar_array(float(alpha), dtype)
+        if not (np.isinf(a[0]) and math.isfinite(alpha)):
+            return a
+    except OverflowError:  # an int beyond the double range
+        pass
+    raise OverflowError(f"reproblas.{routine}: {name}={short_repr(alpha)} overflows {dtype}")
 
 
 # ---- routines ----

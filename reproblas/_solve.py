@@ -23,8 +23,11 @@ def _flags(routine, lower, trans, unit_diagonal, overwrite_b):
 
 def _side(side):
     # only a str or a true int names a side (not 1.0, True, a list or an array)
-    key = side.lower() if isinstance(side, str) else \
-        int(side) if isinstance(side, (int, np.integer)) and not isinstance(side, bool) else None
+    key = None
+    if isinstance(side, str):
+        key = side.lower()
+    elif isinstance(side, (int, np.integer)) and not isinstance(side, bool):
+        key = int(side)
     if key not in _SIDES:
         raise ValueError(f"reproblas.trsm: side={side!r}: use 'left' (or 0: op(a) @ x = alpha*b) "
                          f"or 'right' (or 1: x @ op(a) = alpha*b)")

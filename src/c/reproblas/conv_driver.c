@@ -194,23 +194,21 @@ typedef struct {
   const void *w, *src, *bias;
   void *dst;
   int64_t sc, sh, sw, dc, dh, dw, src_cg, rows;
+  int64_t col_taps; /* the present taps of all column classes together */
 } conv_gather;
 
-/* The ints of row class a's pairs: terms and source offsets per present
+/* The ints of row class cy's pairs: terms and source offsets per present
  * term, source and destination offsets per output column. */
-static int64_t row_class_ints(const conv_gather *q, const conv_class *cy, const conv_axis *ax) {
-  int64_t taps = 0;
-  for (int64_t b = 0; b < ax->count; ++b) taps += ax->cls[b].ntaps;
-  return 2 * q->src_cg * cy->ntaps * taps + 2 * q->g->n * cy->npos * q->dw;
+static int64_t row_class_ints(const conv_gather *q, const conv_class *cy) {
+  return 2 * q->src_cg * cy->ntaps * q->col_taps + 2 * q->g->n * cy->npos * q->dw;
 }
 
 /* The end a1 of the batch of row classes from a0, and its ints. */
-static int64_t batch_end(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t a0,
-                         int64_t *ints) {
+static int64_t batch_end(const conv_gather *q, const conv_axis *ay, int64_t a0, int64_t *ints) {
   int64_t a1 = a0 + 1;
-  *ints = row_class_ints(q, &ay->cls[a0], ax);
+  *ints = row_class_ints(q, &ay->cls[a0]);
   for (; a1 < ay->count; ++a1) {
-    const int64_t more = row_class_ints(q, &ay->cls[a1], ax);
+    const int64_t more = row_class_ints(q, &ay->cls[a1]);
     if (*ints + more > rb_conv_batch_ints(CONV_BATCH_INTS)) break;
     *ints += more;
   }
@@ -219,7 +217,7 @@ static int64_t batch_end(const conv_gather *q, const conv_axis *ay, const conv_a
 
 /* The gather gemms of the pairs of row classes [a0, a1) and every column
  * class: their terms (rows of wt), the terms' source offsets, and the
- * columns' source and destination offsets, in buf. */
+ * columns' source and destination offsets, in buf (room for the batch's ints). */
 static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t a0,
                         int64_t a1, int64_t *buf) {
   const rb_conv_shape *g = q->g;
@@ -272,7 +270,7 @@ static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv
   conv_gather q = {dtype, order, transposed, cfg, g, w, src, bias, dst,
                    transposed ? g->k : g->c, transposed ? g->p : g->h, transposed ? g->q : g->w,
                    transposed ? g->c : g->k, transposed ? g->h : g->p, transposed ? g->w : g->q,
-                   0, 0};
+                   0, 0, 0};
   q.src_cg = q.sc / g->groups;
   q.rows = q.dc / g->groups;
   conv_axis ay, ax;
@@ -284,15 +282,18 @@ static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv
     axis_free(&ay);
     return -2;
   }
-  int64_t most = 0, ints; /* the largest batch's ints */
+  for (int64_t b = 0; b < ax.count; ++b) q.col_taps += ax.cls[b].ntaps;
+  /* one buffer for the largest batch, reused (a fresh one per batch doubled
+   * the time of the 128 x 128 case above in page faults) */
+  int64_t most = 0, ints;
   for (int64_t a0 = 0, a1; a0 < ay.count; a0 = a1) {
-    a1 = batch_end(&q, &ay, &ax, a0, &ints);
+    a1 = batch_end(&q, &ay, a0, &ints);
     if (ints > most) most = ints;
   }
   int64_t *buf = malloc(sizeof(int64_t) * (size_t)(most + 1));
   int rc = buf ? 0 : -2;
   for (int64_t a0 = 0, a1; a0 < ay.count && rc == 0; a0 = a1) {
-    a1 = batch_end(&q, &ay, &ax, a0, &ints);
+    a1 = batch_end(&q, &ay, a0, &ints);
     rc = gather_batch(&q, &ay, &ax, a0, a1, buf);
   }
   free(buf);
