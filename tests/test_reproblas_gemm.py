@@ -130,7 +130,8 @@ def test_gemv_row_major_edges(order, dtype, monkeypatch):
 @pytest.mark.parametrize("order", ORDERS)
 def test_gemv_column_major_edges(order, dtype, monkeypatch):
     """Column-major op(A) (trans=True on a C-ordered A, or a Fortran-ordered A:
-    the column kernels): k around the groups of 4 and the pairwise counter's
+    the column kernels): k around the groups of 4 and 8 (4 with a 4 KiB column
+    stride: m = 1024 float32, 512 float64) and the pairwise counter's
     levels, rows around W and the 4096-row chunk, special values in A and x,
     beta != 0; x contiguous and strided."""
     rng = np.random.default_rng([13, ORDERS.index(order), dtype(0).nbytes])
@@ -139,7 +140,7 @@ def test_gemv_column_major_edges(order, dtype, monkeypatch):
                         dtype=dtype)
     for m, k in [(1, 1), (9, 2), (17, 3), (5, 4), (31, 5), (33, 6), (7, 7), (16, 8), (3, 13),
                  (12, 31), (19, 33), (1023, 3), (1030, 9), (2050, 2), (40, 67), (4095, 3),
-                 (4097, 5), (8195, 2)]:
+                 (4097, 5), (8195, 2), (9, 15), (21, 23), (33, 135), (512, 13), (1024, 21)]:
         opa = data(rng, (m, k), dtype)
         if m * k > 30:
             opa.flat[rng.integers(0, m * k, 6)] = rng.choice(specials, 6)
