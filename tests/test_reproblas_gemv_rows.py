@@ -139,3 +139,42 @@ def test_skew_edges_and_small_tunings(dtype, order, monkeypatch):
                             (k, isa, threads)
         finally:
             _core.set_l3_tuning()
+
+
+def strided_view(a, start, stride, filler):
+    """a's values in a view whose rows are `stride` elements apart, the first
+    `start` elements past a cache line, in a buffer whose other elements (before,
+    between and right after the rows) are `filler`."""
+    m, k = a.shape
+    buf = np.full((m - 1) * stride + k + 16 + start + 16, filler, dtype=a.dtype)
+    first = (-buf.ctypes.data % 64) // a.itemsize + start
+    view = np.lib.stride_tricks.as_strided(buf[first:], (m, k), (stride * a.itemsize, a.itemsize))
+    view[...] = a
+    return view
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pairwise_rows_read_as_whole_lines(dtype, monkeypatch):
+    """Rows 16-byte aligned but not line-aligned (NumPy puts large arrays 16
+    bytes into a line): the AVX-512 float32 pairwise row kernel reads them as
+    whole cache lines and moves each chunk's 4-term blocks into place
+    (gemv_rows.inc, pw_rows_leaf_lines), reading up to a line before and after
+    the terms. Every start in the line, row strides whose rows start at one or
+    at several offsets in a line, and NaN / inf around and between the rows,
+    which must not reach any result: the reference's bits on every path."""
+    rng = np.random.default_rng([24, dtype(0).nbytes])
+    m = 3 * 16 + 5  # whole groups of W rows, a part group and single rows on every path
+    for k in (16, 48, 272, 1040):
+        a, x = data(rng, (m, k), dtype), data(rng, k, dtype)
+        a[5] = -0.0
+        want = ref.gemv(1.0, a, x, order="pairwise")
+        for pad in (0, 4, 8, 12, 16, 3):
+            for start in (0, 4, 8, 12, 2):
+                for filler in (np.nan, np.inf):
+                    v = strided_view(a, start, k + pad, filler)
+                    for isa in ISAS:
+                        monkeypatch.setenv("REPROBLAS_ISA", isa)
+                        for threads in (1, 3):
+                            monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+                            got = rb.gemv(1.0, v, x, order="pairwise")
+                            assert ref.same_bits(got, want), (k, pad, start, filler, isa, threads)

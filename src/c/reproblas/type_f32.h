@@ -18,6 +18,12 @@
 #define vnonzero_or v32_nonzero_or
 #define vpairadd v32_pairadd
 #define vtree_rows v32_tree_rows
+#ifdef RB_V32_TREE_BLOCKS
+#define RB_TREE_BLOCKS RB_V32_TREE_BLOCKS
+#define vtree_blocks v32_tree_blocks
+#define vtree_blocks_join v32_tree_blocks_join
+#define vblocks_shift v32_blocks_shift
+#endif
 #define vfirst v32_first
 #define vnan_bits v32_nan_bits
 #define veq_bits v32_eq_bits

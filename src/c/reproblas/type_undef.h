@@ -17,6 +17,10 @@
 #undef vnonzero_or
 #undef vpairadd
 #undef vtree_rows
+#undef RB_TREE_BLOCKS
+#undef vtree_blocks
+#undef vtree_blocks_join
+#undef vblocks_shift
 #undef vfirst
 #undef vnan_bits
 #undef veq_bits

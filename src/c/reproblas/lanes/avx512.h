@@ -93,19 +93,38 @@ CR_FN void v64_transpose(v64 *r) {
 }
 
 /* Lane i = perfect tree over the lanes of r[i] (16 x 16), as avx2.h's v32
- * tree_rows: two in-block shuffle-add rounds leave, in 128-bit block L of
- * u[q], the sums of terms 4L..4L+3 of rows 4q..4q+3; two block shuffle-add
- * rounds then pair blocks (0,1) and (2,3) and leave row r in lane r.
- * 30 shuffles, against 64 for the transpose and lane-wise adds. */
-CR_FN v32 v32_tree_rows(const v32 *r) {
-  v32 s[8], u[4], w[2];
+ * tree_rows, in two halves. v32_tree_blocks: two in-block shuffle-add rounds
+ * leave, in 128-bit block L of u[q], the sums of terms 4L..4L+3 of rows
+ * 4q..4q+3; v32_tree_blocks_join: two block shuffle-add rounds pair blocks
+ * (0,1) and (2,3) and leave row r in lane r. 30 shuffles, against 64 for
+ * the transpose and lane-wise adds. Apart, they let the gemv row kernel read
+ * rows that start one to three blocks into a cache line as whole lines
+ * (v32_blocks_shift between the halves). */
+#define RB_V32_TREE_BLOCKS 4 /* the vectors u of v32_tree_blocks */
+CR_FN void v32_tree_blocks(const v32 *r, v32 *u) {
+  v32 s[8];
   _Pragma("GCC unroll 8") for (int p = 0; p < 8; ++p)
     s[p] = RB_PAIR_ROUND(_mm512_add_ps, _mm512_shuffle_ps, r[2 * p], r[2 * p + 1]);
   _Pragma("GCC unroll 4") for (int q = 0; q < 4; ++q)
     u[q] = RB_PAIR_ROUND(_mm512_add_ps, _mm512_shuffle_ps, s[2 * q], s[2 * q + 1]);
+}
+CR_FN v32 v32_tree_blocks_join(const v32 *u) {
+  v32 w[2];
   _Pragma("GCC unroll 2") for (int h = 0; h < 2; ++h)
     w[h] = RB_PAIR_ROUND(_mm512_add_ps, _mm512_shuffle_f32x4, u[2 * h], u[2 * h + 1]);
   return RB_PAIR_ROUND(_mm512_add_ps, _mm512_shuffle_f32x4, w[0], w[1]);
+}
+CR_FN v32 v32_tree_rows(const v32 *r) {
+  v32 u[RB_V32_TREE_BLOCKS];
+  v32_tree_blocks(r, u);
+  return v32_tree_blocks_join(u);
+}
+/* u[q] := blocks o..3 of u[q], then blocks 0..o-1 of next[q] (0 <= o < 4). */
+CR_FN void v32_blocks_shift(v32 *u, const v32 *next, int o) {
+  const __m512i idx = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                       _mm512_set1_epi32(4 * o));
+  _Pragma("GCC unroll 4") for (int q = 0; q < RB_V32_TREE_BLOCKS; ++q)
+    u[q] = _mm512_permutex2var_ps(u[q], idx, next[q]);
 }
 /* 8 x 8: one in-block round (block L of s[p]: rows 2p, 2p+1, terms 2L, 2L+1),
  * then two block rounds. 14 shuffles, against 24 for the transpose. */
