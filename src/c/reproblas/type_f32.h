@@ -23,6 +23,8 @@
 #define vtree_blocks v32_tree_blocks
 #define vtree_blocks_join v32_tree_blocks_join
 #define vblocks_shift v32_blocks_shift
+#define vshift v32_shift
+#define vblocks_shift_of v32_blocks_shift_of
 #endif
 #define vfirst v32_first
 #define vnan_bits v32_nan_bits

@@ -21,6 +21,8 @@
 #undef vtree_blocks
 #undef vtree_blocks_join
 #undef vblocks_shift
+#undef vshift
+#undef vblocks_shift_of
 #undef vfirst
 #undef vnan_bits
 #undef veq_bits

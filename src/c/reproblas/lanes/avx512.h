@@ -119,13 +119,20 @@ CR_FN v32 v32_tree_rows(const v32 *r) {
   v32_tree_blocks(r, u);
   return v32_tree_blocks_join(u);
 }
-/* u[q] := blocks o..3 of u[q], then blocks 0..o-1 of next[q] (0 <= o < 4). */
-CR_FN void v32_blocks_shift(v32 *u, const v32 *next, int o) {
-  const __m512i idx = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                       _mm512_set1_epi32(4 * o));
+/* Lane e of each block is row 4q + e of u[q]; v32_blocks_shift takes row
+ * 4q + e's blocks o[e]..3 of u[q], then its blocks 0..o[e]-1 of next[q]
+ * (0 <= o[e] < 4), by one two-source permute per vector. */
+typedef __m512i v32_shift;
+CR_FN v32_shift v32_blocks_shift_of(const int *o) {
+  int idx[16];
+  for (int l = 0; l < 16; ++l) idx[l] = 4 * (l / 4 + o[l % 4]) + l % 4;
+  return _mm512_loadu_si512(idx);
+}
+CR_FN void v32_blocks_shift(v32 *u, const v32 *next, v32_shift idx) {
   _Pragma("GCC unroll 4") for (int q = 0; q < RB_V32_TREE_BLOCKS; ++q)
     u[q] = _mm512_permutex2var_ps(u[q], idx, next[q]);
 }
+
 /* 8 x 8: one in-block round (block L of s[p]: rows 2p, 2p+1, terms 2L, 2L+1),
  * then two block rounds. 14 shuffles, against 24 for the transpose. */
 CR_FN v64 v64_tree_rows(const v64 *r) {
