@@ -93,17 +93,24 @@ def test_threads_on_an_a_from_dram(order, monkeypatch):
             assert ref.same_bits(rb.gemv(1.0, a, x, order=order), got), (isa, threads)
 
 
+def strided_view(a, start, stride, filler):
+    """a's values in a view whose rows are `stride` elements apart, the first
+    `start` elements past a cache line, in a buffer whose other elements (before,
+    between and right after the rows) are `filler`."""
+    m, k = a.shape
+    buf = np.full((m - 1) * stride + k + 16 + start + 16, filler, dtype=a.dtype)
+    first = (-buf.ctypes.data % 64) // a.itemsize + start
+    view = np.lib.stride_tricks.as_strided(buf[first:], (m, k), (stride * a.itemsize, a.itemsize))
+    view[...] = a
+    return view
+
+
 def line_offset_views(a, stride):
     """a's values in views whose rows are `stride` elements apart, starting 0, 3
     and 12 elements past a cache line: the head of gemv_rows_seq (terms up to
     a line boundary) takes 0, 13 and 4 terms (float32)."""
-    m, k = a.shape
     for off in (0, 3, 12):
-        buf = np.empty(m * stride + 16 + 64, dtype=a.dtype)
-        first = (-buf.ctypes.data % 64) // a.itemsize + off
-        view = buf[first:first + m * stride].reshape(m, stride)[:, :k]
-        view[...] = a
-        yield view
+        yield strided_view(a, off, stride, np.nan)
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -139,18 +146,6 @@ def test_skew_edges_and_small_tunings(dtype, order, monkeypatch):
                             (k, isa, threads)
         finally:
             _core.set_l3_tuning()
-
-
-def strided_view(a, start, stride, filler):
-    """a's values in a view whose rows are `stride` elements apart, the first
-    `start` elements past a cache line, in a buffer whose other elements (before,
-    between and right after the rows) are `filler`."""
-    m, k = a.shape
-    buf = np.full((m - 1) * stride + k + 16 + start + 16, filler, dtype=a.dtype)
-    first = (-buf.ctypes.data % 64) // a.itemsize + start
-    view = np.lib.stride_tricks.as_strided(buf[first:], (m, k), (stride * a.itemsize, a.itemsize))
-    view[...] = a
-    return view
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
