@@ -113,6 +113,21 @@ def line_offset_views(a, stride):
         yield strided_view(a, off, stride, np.nan)
 
 
+def check_every_path_and_split(monkeypatch, layouts, call, want, what):
+    """call(v) for each layout v on every path and 1-4 threads, in parts of
+    down to one row (min_work = 1): want's bits every time."""
+    try:
+        _core.set_l3_tuning(0, 0, 0, 1)
+        for isa in ISAS:
+            monkeypatch.setenv("REPROBLAS_ISA", isa)
+            for threads in (1, 2, 3, 4):
+                monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+                for v in layouts:
+                    assert ref.same_bits(call(v), want), (what, isa, threads)
+    finally:
+        _core.set_l3_tuning()
+
+
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_skew_edges_and_small_tunings(dtype, order, monkeypatch):
@@ -135,17 +150,8 @@ def test_skew_edges_and_small_tunings(dtype, order, monkeypatch):
         a[5], a[m - 2] = -0.0, np.finfo(dtype).max  # -0 sums; overflow to inf
         want = ref.gemv(1.0, a, x, order=order)
         layouts = [a] + list(line_offset_views(a, 4096 // dtype(0).nbytes))
-        try:
-            _core.set_l3_tuning(0, 0, 0, 1)
-            for isa in ISAS:
-                monkeypatch.setenv("REPROBLAS_ISA", isa)
-                for threads in (1, 2, 3, 4):
-                    monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
-                    for v in layouts:
-                        assert ref.same_bits(rb.gemv(1.0, v, x, order=order), want), \
-                            (k, isa, threads)
-        finally:
-            _core.set_l3_tuning()
+        check_every_path_and_split(monkeypatch, layouts,
+                                   lambda v: rb.gemv(1.0, v, x, order=order), want, k)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -173,3 +179,24 @@ def test_pairwise_rows_read_as_whole_lines(dtype, monkeypatch):
                             monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
                             got = rb.gemv(1.0, v, x, order="pairwise")
                             assert ref.same_bits(got, want), (k, pad, start, filler, isa, threads)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_short_heads_tails_and_last_rows(dtype, order, monkeypatch):
+    """The terms before a row's first line boundary and after its last whole
+    block come from one block inside the rows (gemv_rows.inc, seq_rows_part:
+    k just above W on every path, heads of 0, 13 and 4 float32 terms), and the
+    last rows of a thread's part, fewer than W, are the last W rows computed
+    again and stored once (gemv_group_start): with beta != 0 a row stored twice
+    would take beta twice. Parts of one row and more (min_work = 1), every
+    path: the reference's bits on every row."""
+    rng = np.random.default_rng([25, dtype(0).nbytes, ORDERS.index(order)])
+    for m, k in ((5, 9), (19, 17), (37, 31), (40, 33), (21, 47)):
+        a, x, y = data(rng, (m, k), dtype), data(rng, k, dtype), data(rng, m, dtype)
+        a[m // 2] = -0.0
+        want = ref.gemv(0.5, a, x, 1.5, y, order=order)
+        layouts = [a] + list(line_offset_views(a, k + 5))
+        check_every_path_and_split(monkeypatch, layouts,
+                                   lambda v: rb.gemv(0.5, v, x, 1.5, y.copy(), order=order),
+                                   want, (m, k))
