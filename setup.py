@@ -38,9 +38,11 @@ extensions = [
     Extension(
         "crlibm_py._ufuncs",
         sources=["crlibm_py/_ufuncs.pyx"] + CRLIBM_UFUNCS + COMMON,
-        include_dirs=[numpy.get_include(), "src/c/crlibm", "src/c/common"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        depends=headers("src/c/crlibm", "src/c/common"),
+        include_dirs=[numpy.get_include(), "crlibm_py", "src/c/crlibm", "src/c/common"],
+        # NumPy 2.0's ArrayMethod API (crlibm_py/_loop.h)
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
+                       ("NPY_TARGET_VERSION", "NPY_2_0_API_VERSION")],
+        depends=headers("src/c/crlibm", "src/c/common") + ["crlibm_py/_loop.h"],
         extra_compile_args=C_FLAGS,
         libraries=["m"],
     ),

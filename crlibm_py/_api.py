@@ -60,6 +60,16 @@ def _exact_float32_array(x):
     return converted if exact else None
 
 
+def _exact_float32_objects(x):
+    """An object array of Python numbers as float32 if every value is exactly a float32."""
+    values = list(x.flat)
+    if not all(isinstance(v, float) or (isinstance(v, int) and _int_has_float32_value(v))
+               for v in values):
+        return None
+    # each value converts to float exactly (floats are floats; ints passed the test)
+    return _ufuncs.float32_if_exact(np.array([float(v) for v in values]).reshape(x.shape))
+
+
 def _as_float32_input(x, fname):
     """x as something the float32 loop takes without rounding, or a TypeError.
 
@@ -73,10 +83,13 @@ def _as_float32_input(x, fname):
     if dtype is None:  # a list or tuple: judged by its values
         x = np.asarray(x)
         dtype = x.dtype
+        converted = None
         if dtype.kind in "fiu" and dtype not in _EXACT_KINDS:
             converted = _exact_float32_array(x)
-            if converted is not None:
-                return converted
+        elif dtype.kind == "O":  # Python ints beyond int64 ([2**70]): by each value
+            converted = _exact_float32_objects(x)
+        if converted is not None:
+            return converted
     elif not isinstance(dtype, np.dtype):  # another library's CPU array: by its dtype
         x = np.asarray(x)
         dtype = x.dtype

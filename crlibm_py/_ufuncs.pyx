@@ -6,7 +6,6 @@ route a foreign ufunc to their own function of the same NumPy name (CuPy does)
 never substitute a non-correctly-rounded function for ours.
 """
 from libc.stddef cimport ptrdiff_t
-from libc.stdlib cimport getenv
 cimport numpy as cnp
 from numpy cimport npy_intp
 
@@ -43,37 +42,28 @@ cdef extern from "numpy/ufuncobject.h":
     int PyUFunc_None
 
 
-cdef int _isa_from_env() noexcept nogil:
-    # The public wrappers reject a bad CRLIBM_ISA with a clear error before
-    # they reach the loop; a direct ufunc call with a bad value uses the best path.
-    cdef int isa = cr_isa_parse(getenv("CRLIBM_ISA"))
-    return isa if isa >= 0 else cr_isa_best()
+cdef extern from "_loop.h":
+    int cr_add_loop(object ufunc, int fn) except -1
+    int cr_last_loop_isa
 
 
-cdef void _loop(char **args, const npy_intp *dims, const npy_intp *steps, void *data) noexcept nogil:
-    cr_apply_strided(<int><size_t>data, _isa_from_env(), args[0], steps[0], args[1], steps[1],
-                     <size_t>dims[0])
+def last_loop_isa():
+    """The CPU path the latest ufunc call chose from CRLIBM_ISA (tests)."""
+    return cr_isa_name(cr_last_loop_isa).decode() if cr_last_loop_isa >= 0 else None
 
-
-cdef PyUFuncGenericFunction _funcs[1]
-cdef char _types[2]
-cdef void *_data[CR_FUNCTION_COUNT]
-_funcs[0] = _loop
-_types[0] = cnp.NPY_FLOAT32
-_types[1] = cnp.NPY_FLOAT32
 
 cdef dict _ufuncs = {}
 cdef int _fn
 cdef bytes _name, _doc
 _keep = []  # the ufuncs keep pointers to these names and docs
 for _fn in range(CR_FUNCTION_COUNT):
-    _data[_fn] = <void *><size_t>_fn
     _name = b"cr_" + cr_function_name(_fn)
     _doc = (b"Correctly rounded float32 " + cr_function_name(_fn) +
             b" (raw ufunc; float32 loop only).")
     _keep.append((_name, _doc))
-    _ufuncs[cr_function_name(_fn).decode()] = PyUFunc_FromFuncAndData(
-        _funcs, &_data[_fn], _types, 1, 1, 1, PyUFunc_None, _name, _doc, 0)
+    _ufunc = PyUFunc_FromFuncAndData(NULL, NULL, NULL, 0, 1, 1, PyUFunc_None, _name, _doc, 0)
+    cr_add_loop(_ufunc, _fn)
+    _ufuncs[cr_function_name(_fn).decode()] = _ufunc
 
 ufuncs = _ufuncs
 

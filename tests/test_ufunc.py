@@ -26,8 +26,36 @@ def test_names(fname):
 
 def test_ufunc_is_float32_only(fname):
     u = crlibm_py.ufuncs[fname]
+    f4 = np.dtype(np.float32)
     assert u.nin == 1 and u.nout == 1
-    assert u.types == ["f->f"]
+    assert u.resolve_dtypes((f4, None)) == (f4, f4)
+    for safe in (np.bool_, np.int8, np.uint16, np.float16):  # cast safely to float32
+        assert u.resolve_dtypes((np.dtype(safe), None)) == (f4, f4)
+        assert u(np.ones(2, safe)).dtype == f4
+    with pytest.raises(TypeError, match=r"not float64: cast the input to float32"):
+        u(VALUES.astype(np.float64))
+    with pytest.raises(TypeError, match=r"not int32: cast the input to float32"):
+        u(np.ones(2, np.int32))
+    with pytest.raises(TypeError, match=r"float32 loop only \(dtype or signature asks for float64"):
+        u(VALUES, dtype=np.float64)
+    with pytest.raises(TypeError, match=r"float32 loop only"):
+        u(VALUES, signature="d->d")
+    # an explicit float32 signature casts as `casting` allows, as for NumPy's ufuncs
+    assert u(VALUES.astype(np.float64), dtype=np.float32).dtype == f4
+
+
+def test_raw_ufunc_reads_isa_env_per_call(fname, monkeypatch):
+    """The raw ufunc takes CRLIBM_ISA when NumPy sets up each call (with the GIL held),
+    also for inputs promoted to float32; its loop never reads the environment."""
+    u = crlibm_py.ufuncs[fname]
+    for isa in SUPPORTED_ISAS:
+        monkeypatch.setenv("CRLIBM_ISA", isa)
+        for x in (VALUES, VALUES[::2], np.arange(3, dtype=np.int8)):
+            u(x)
+            assert crlibm_py._ufuncs.last_loop_isa() == isa
+    monkeypatch.setenv("CRLIBM_ISA", "")
+    u(VALUES)
+    assert crlibm_py._ufuncs.last_loop_isa() == crlibm_py.best_isa()
 
 
 def test_out(fname, use_isa):
@@ -136,7 +164,8 @@ def test_out_of_another_dtype_rejected(fname, dtype):
 
 @pytest.mark.parametrize("value", [[0.5, 2.0, -0.0], (1.0, 0.25), [3, -4, 2 ** 24],
                                    [np.float32(0.1), np.float32(7)], [[0.5], [1.5]],
-                                   [2.0 ** -149, 2.0 ** 127]])
+                                   [2.0 ** -149, 2.0 ** 127], [2 ** 70, -(2 ** 64), 0.5],
+                                   [[2 ** 100], [3]]])
 def test_exact_lists_accepted(fname, value):
     y = getattr(crlibm_py, fname)(value)
     x = np.array(value, dtype=np.float64).astype(np.float32)
@@ -145,7 +174,8 @@ def test_exact_lists_accepted(fname, value):
 
 
 @pytest.mark.parametrize("value", [[0.1], (0.5, 1e-50), [2 ** 24 + 1], [1e300], [1 + 2j],
-                                   ["1.0"]])
+                                   ["1.0"], [2 ** 70 + 1], [2 ** 70, 0.1], [2 ** 128],
+                                   [2 ** 70, None]])
 def test_inexact_lists_rejected(fname, value):
     with pytest.raises(TypeError):
         getattr(crlibm_py, fname)(value)
