@@ -4,6 +4,7 @@ Every routine looks at its array arguments first (`_backend`): that is the
 single place where GPU arrays are routed to the CUDA implementation (_cuda.py).
 """
 import math
+import struct
 
 import numpy as np
 from crlibm_py._common import isa_from_code, short_repr
@@ -35,21 +36,24 @@ def _isa():
     return code
 
 
+_C_SPACE = " \t\n\v\f\r"  # C's isspace
+
+
 def _threads():
     raw = _core.env(b"REPROBLAS_NUM_THREADS")
     n = _thread_counts.get(raw)
     if n is not None:
         return n
-    value = raw.strip()
+    value = raw.strip(_C_SPACE)
     if not value:
         if not _cpu_count:
             _cpu_count.append(_core.cpu_count())
         n = _cpu_count[0]
     else:
-        try:
-            n = int(value)
-        except ValueError:
-            n = 0
+        # the C ABI's syntax: an optional '+' and ASCII digits (int() would also take
+        # '1_000' and non-ASCII digits)
+        digits = value[1:] if value[0] == "+" else value
+        n = int(digits) if digits.isascii() and digits.isdigit() else 0
         if not 1 <= n <= _INT_MAX:  # the C core's int, as the C ABI's check
             raise ValueError(f"REPROBLAS_NUM_THREADS={value!r} must be a positive integer "
                              f"(at most {_INT_MAX})")
@@ -142,6 +146,17 @@ def _contiguous(x):
     if flags.c_contiguous and flags.aligned:
         return x
     return np.require(x, requirements=["C", "A"])
+
+
+_DOUBLE = struct.Struct("d")
+
+
+def zero_bits(v):
+    """Whether a Python float or NumPy float scalar is +0 or -0, read from its bits: a
+    comparison would run in the caller's floating-point environment, where DAZ makes a
+    subnormal compare equal to 0 (SPEC §0), so a subnormal beta would count as zero."""
+    raw = _DOUBLE.pack(v) if type(v) is float else v.tobytes()
+    return raw.strip(b"\0") in (b"", b"\x80")
 
 
 def _scalar(alpha, dtype, routine, name="alpha"):

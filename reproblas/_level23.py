@@ -48,13 +48,32 @@ def _elements_nd(a):
                        dtype=np.int64)
 
 
+def _self_overlapping(a):
+    """Whether two elements of a 2-D array may share memory (a zero stride on a
+    writeable output, say): then the core's threads would write one element in
+    a launch-dependent order. Conservative: each axis must step past the whole
+    extent of the axes with smaller strides."""
+    if a.size == 0:  # (NumPy gives empty arrays zero strides)
+        return False
+    size, extent = a.itemsize, a.itemsize
+    for s, n in sorted((abs(s), n) for n, s in zip(a.shape, a.strides) if n > 1):
+        if s < extent:
+            return True
+        extent = (n - 1) * s + size
+    return False
+
+
 def _output(c, overwrite, name, routine, needs_old):
-    """Where the core writes: c itself (overwrite), or a new C-ordered array."""
+    """Where the core writes: c itself (overwrite), or a new C-ordered array (the
+    caller assigns it to c when overwrite: deterministically also for a c whose
+    elements share memory, as in axpy/scal)."""
     if overwrite:
         if not c.flags.writeable:
             raise ValueError(f"reproblas.{routine}: {name} is read-only but overwrite_{name}"
                              f"=True asks to update it in place")
         view = c[:, None] if c.ndim == 1 else c
+        if _self_overlapping(view):
+            return np.array(c, order="C")
         work, _ = _elements(view)
         return c if work is view else (work[:, 0] if c.ndim == 1 else work)
     out = np.empty(c.shape, dtype=c.dtype)
@@ -88,7 +107,9 @@ def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
 
 
 def _is_zero(beta):
-    return type(beta) is float and beta == 0
+    """Whether beta is a Python float ±0, by its bits: a comparison runs in the
+    caller's floating-point environment, where DAZ makes a subnormal equal 0."""
+    return type(beta) is float and beta == 0 and _api.zero_bits(beta)
 
 
 def _plain_product(order, alpha, a, trans_a, b, trans_b, routine):
@@ -164,13 +185,13 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
         raise ValueError(f"reproblas.gemm: op(a) is {m}x{ka} but op(b) is {kb}x{n}: the inner "
                          f"dimensions differ (check trans_a/trans_b)")
     if c is None:
-        if be[0] != 0:
+        if not _api.zero_bits(be[0]):
             raise ValueError("reproblas.gemm: beta != 0 needs c")
         out = np.empty((m, n), dtype=dtype)
     else:
         if c.shape != (m, n):
             raise ValueError(f"reproblas.gemm: c has shape {c.shape}, expected {(m, n)}")
-        out = _output(c, overwrite_c, "c", "gemm", be[0] != 0)
+        out = _output(c, overwrite_c, "c", "gemm", not _api.zero_bits(be[0]))
         a, b = _unshared(out, a, b)
     _run_gemm(code, al, a, trans_a, b, trans_b, be, out, _api._isa(), _api._threads())
     if c is not None and overwrite_c and out is not c:
@@ -232,13 +253,13 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
         raise ValueError(f"reproblas.gemv: op(a) is {m}x{k} but x has {x.shape[0]} elements "
                          f"(check trans)")
     if y is None:
-        if be[0] != 0:
+        if not _api.zero_bits(be[0]):
             raise ValueError("reproblas.gemv: beta != 0 needs y")
         out = np.empty(m, dtype=dtype)
     else:
         if y.shape != (m,):
             raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
-        out = _output(y, overwrite_y, "y", "gemv", be[0] != 0)
+        out = _output(y, overwrite_y, "y", "gemv", not _api.zero_bits(be[0]))
         a, x = _unshared(out, a, x)
     _run_gemm(code, al, a, trans, x[:, None], False, be, out[:, None], _api._isa(),
               _api._threads())

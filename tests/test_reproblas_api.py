@@ -98,7 +98,8 @@ def test_isa_env(monkeypatch):
     assert rb.sum(x64) == 5
 
 
-@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", "2147483648", "1" + "0" * 30])
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", "2147483648", "1" + "0" * 30,
+                                   "1_0", "\u0663", "\uff12", "\u20032", "+-2", "+"])
 def test_threads_env_errors(monkeypatch, value):
     monkeypatch.setenv("REPROBLAS_NUM_THREADS", value)
     with pytest.raises(ValueError, match="REPROBLAS_NUM_THREADS"):
@@ -125,6 +126,47 @@ def test_cupy_dispatch_point():
     # routed to the CUDA backend: no CuPy here (RuntimeError), or not a real array (TypeError)
     with pytest.raises((TypeError, RuntimeError), match="CuPy"):
         rb.sum(FakeCupyArray())
+
+
+def test_self_overlapping_outputs(monkeypatch):
+    """An in-place output whose elements share memory (a zero stride) is computed
+    into a copy and assigned back, as axpy/scal do: the same bits on every thread
+    count, instead of threads racing to write one element."""
+    from numpy.lib.stride_tricks import as_strided
+    rng = np.random.default_rng(5)
+    a, x = rng.standard_normal((3000, 40)), rng.standard_normal(40)
+    u, v = np.arange(300.0), np.ones(300)
+    t = np.tril(rng.standard_normal((300, 300))) + 300 * np.eye(300)
+
+    def run():
+        buf = np.array([1.0, 0.0])
+        y = as_strided(buf, (3000,), (0,))
+        rb.gemv(1.0, a, x, 0.5, y, overwrite_y=True)
+        out = [buf[0]]
+        buf = np.array([1.0, 0.0])
+        rb.ger(1.0, u, v, as_strided(buf, (300, 300), (0, 0)), overwrite_a=True)
+        out.append(buf[0])
+        buf = np.array([1.0, 0.0])
+        rb.gemm(1.0, a[:300], a[:40].T, 2.0, as_strided(buf, (300, 40), (0, 0)), overwrite_c=True)
+        out.append(buf[0])
+        buf = np.array([2.0, 0.0])
+        rb.trsv(t, as_strided(buf, (300,), (0,)), lower=True, overwrite_b=True)
+        out.append(buf[0])
+        return out
+
+    try:
+        _core.set_l3_tuning(0, 0, 0, 1)  # parts of down to one row
+        results = []
+        for threads in (1, 2, 4):
+            monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+            results += [run(), run()]
+    finally:
+        _core.set_l3_tuning()
+    assert all(r == results[0] for r in results), results
+    # what a fresh output assigned to the aliased one gives: its last element
+    y = np.full(3000, 1.0)
+    assert results[0][0] == rb.gemv(1.0, a, x, 0.5, y)[-1]
+    assert results[0][1] == 1.0 + u[-1]
 
 
 def test_misaligned_and_views_are_equal():

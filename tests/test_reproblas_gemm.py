@@ -361,6 +361,42 @@ def test_caller_ftz_daz_does_not_change_results():
     assert ref.same_bits(want[0], ref.gemm(1.0, a, b))
 
 
+def test_subnormal_beta_under_caller_daz():
+    """beta != 0 is read from its bits: under the caller's DAZ a subnormal beta
+    compared equal to 0, so c was neither read (gemm returned alpha S) nor
+    required (c=None computed fma(beta, <uninitialised>, alpha S))."""
+    cases = [(np.float64, 1e-310, 1e300), (np.float64, np.float64(1e-310), 1e300),
+             (np.float32, np.float32(1e-40), 1e38)]
+
+    def run():
+        out = []
+        for dt, beta, big in cases:
+            a, b = np.ones((3, 2), dt), np.ones((2, 4), dt)
+            c, y = np.full((3, 4), big, dt), np.full(3, big, dt)
+            out += [rb.gemm(1.0, a, b, beta, c), rb.gemv(1.0, a, b[:, 0], beta, y),
+                    rb.gemm(1.0, a, b, beta, c.copy(), overwrite_c=True)]
+            for call in (lambda: rb.gemm(1.0, a, b, beta), lambda: rb.gemv(1.0, a, b[:, 0], beta)):
+                try:
+                    out.append(call())
+                except ValueError as e:
+                    out.append(str(e))
+        return out
+
+    want = run()
+    got = _core.call_with_mxcsr(0x1F80 | 0x8000 | 0x0040, run)
+    if got is None:
+        pytest.skip("not x86")
+    for (dt, beta, big), g, w in zip(cases, np.array_split(np.array(got[0], object), 3),
+                                     np.array_split(np.array(want, object), 3)):
+        a, b = np.ones((3, 2), dt), np.ones((2, 4), dt)
+        assert ref.same_bits(w[0], ref.gemm(1.0, a, b, beta, np.full((3, 4), big, dt)))
+        assert w[0][0, 0] != 2  # beta * c counts
+        for gi, wi in zip(g[:3], w[:3]):
+            assert ref.same_bits(gi, wi)
+        assert list(g[3:]) == list(w[3:]) == ["reproblas.gemm: beta != 0 needs c",
+                                              "reproblas.gemv: beta != 0 needs y"]
+
+
 def test_errors():
     f32, f64 = np.ones((3, 4), np.float32), np.ones((4, 2), np.float64)
     with pytest.raises(TypeError, match="mixed dtypes"):
