@@ -4,7 +4,6 @@ Every routine looks at its array arguments first (`_backend`): that is the
 single place where GPU arrays are routed to the CUDA implementation (_cuda.py).
 """
 import math
-import struct
 
 import numpy as np
 from crlibm_py._common import isa_from_code, short_repr
@@ -146,17 +145,6 @@ def _contiguous(x):
     if flags.c_contiguous and flags.aligned:
         return x
     return np.require(x, requirements=["C", "A"])
-
-
-_DOUBLE = struct.Struct("d")
-
-
-def zero_bits(v):
-    """Whether a Python float or NumPy float scalar is +0 or -0, read from its bits: a
-    comparison would run in the caller's floating-point environment, where DAZ makes a
-    subnormal compare equal to 0 (SPEC §0), so a subnormal beta would count as zero."""
-    raw = _DOUBLE.pack(v) if type(v) is float else v.tobytes()
-    return raw.strip(b"\0") in (b"", b"\x80")
 
 
 def _scalar(alpha, dtype, routine, name="alpha"):

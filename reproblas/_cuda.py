@@ -11,6 +11,8 @@ import numpy as np
 
 from crlibm_py._cuda import THREADS, grid_1d, on_device
 
+from . import _fp
+
 TERMS = {"sum": 0, "asum": 1, "dot": 2, "nrm2": 3}
 PIECE = 2048       # terms per pairwise item at least (THREADS leaves of 8)
 MAX_ITEMS = 4096   # the piece doubles until the items fit
@@ -77,10 +79,10 @@ def reduce(dev, routine, x, y, order):
     if routine != "nrm2":
         return _ordered_sum(dev, TERMS[routine], x, y, 1, order).reshape(())
     m, has_nan = _max_abs(dev, x)
-    if has_nan or np.isinf(m) or m == 0:
+    if has_nan or np.isinf(m) or _fp.zero_bits(m):
         return xp.full((), np.nan if has_nan else m, dtype)
     info = np.finfo(dtype)
-    e = min(max(int(np.frexp(m)[1]) - 1, int(info.minexp)), int(info.maxexp) - 1)
+    e = min(max(_fp.floor_log2(m), int(info.minexp)), int(info.maxexp) - 1)
     return _ordered_sum(dev, TERMS["nrm2"], x, None, np.ldexp(1.0, -e), order,
                         two_e=np.ldexp(1.0, e)).reshape(())
 
@@ -270,10 +272,10 @@ def api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order,
     if ka != kb:
         raise ValueError(f"reproblas.{routine}: op(a) is {m}x{ka} but op(b) is {kb}x{n}: the "
                          f"inner dimensions differ (check trans_a/trans_b)")
-    if c is None and not _api.zero_bits(be):
+    if c is None and not _fp.zero_bits(be):
         raise ValueError(f"reproblas.{routine}: beta != 0 needs c")
     with _on_device([a]):
-        out = _result(dev, c, (m, n), a.dtype, overwrite_c, not _api.zero_bits(be), routine, "c")
+        out = _result(dev, c, (m, n), a.dtype, overwrite_c, not _fp.zero_bits(be), routine, "c")
         if c is not None and overwrite_c:  # results must use the old a, b
             a, b = (dev.xp.array(v, copy=True) if dev.xp.may_share_memory(v, c) else v
                     for v in (a, b))

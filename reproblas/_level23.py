@@ -11,7 +11,7 @@ is updated in place (any layout) and returned.
 """
 import numpy as np
 
-from . import _api, _core, _cuda
+from . import _api, _core, _cuda, _fp
 from ._api import _flag
 
 
@@ -109,7 +109,7 @@ def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
 def _is_zero(beta):
     """Whether beta is a Python float ±0, by its bits: a comparison runs in the
     caller's floating-point environment, where DAZ makes a subnormal equal 0."""
-    return type(beta) is float and beta == 0 and _api.zero_bits(beta)
+    return type(beta) is float and beta == 0 and _fp.zero_bits(beta)
 
 
 def _plain_product(order, alpha, a, trans_a, b, trans_b, routine):
@@ -185,13 +185,13 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
         raise ValueError(f"reproblas.gemm: op(a) is {m}x{ka} but op(b) is {kb}x{n}: the inner "
                          f"dimensions differ (check trans_a/trans_b)")
     if c is None:
-        if not _api.zero_bits(be[0]):
+        if not _fp.zero_bits(be[0]):
             raise ValueError("reproblas.gemm: beta != 0 needs c")
         out = np.empty((m, n), dtype=dtype)
     else:
         if c.shape != (m, n):
             raise ValueError(f"reproblas.gemm: c has shape {c.shape}, expected {(m, n)}")
-        out = _output(c, overwrite_c, "c", "gemm", not _api.zero_bits(be[0]))
+        out = _output(c, overwrite_c, "c", "gemm", not _fp.zero_bits(be[0]))
         a, b = _unshared(out, a, b)
     _run_gemm(code, al, a, trans_a, b, trans_b, be, out, _api._isa(), _api._threads())
     if c is not None and overwrite_c and out is not c:
@@ -253,13 +253,13 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
         raise ValueError(f"reproblas.gemv: op(a) is {m}x{k} but x has {x.shape[0]} elements "
                          f"(check trans)")
     if y is None:
-        if not _api.zero_bits(be[0]):
+        if not _fp.zero_bits(be[0]):
             raise ValueError("reproblas.gemv: beta != 0 needs y")
         out = np.empty(m, dtype=dtype)
     else:
         if y.shape != (m,):
             raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
-        out = _output(y, overwrite_y, "y", "gemv", not _api.zero_bits(be[0]))
+        out = _output(y, overwrite_y, "y", "gemv", not _fp.zero_bits(be[0]))
         a, x = _unshared(out, a, x)
     _run_gemm(code, al, a, trans, x[:, None], False, be, out[:, None], _api._isa(),
               _api._threads())

@@ -169,6 +169,30 @@ def test_self_overlapping_outputs(monkeypatch):
     assert results[0][1] == 1.0 + u[-1]
 
 
+def test_bit_reads_ignore_the_callers_daz():
+    """reproblas._fp reads zero-ness and exponents from bits (beta in gemm/gemv,
+    nrm2's scale on the CUDA path): under a caller's DAZ a comparison or np.frexp
+    reads a subnormal as 0."""
+    from reproblas import _fp
+    values = [np.float64(v) for v in (1e-310, 5e-324, 2.5e-308, 1.0, 0.75, 1.7e308)]
+    values += [np.float32(v) for v in (1e-40, 1e-45, 1.2e-38, 3.0, 3e38)]
+    want = [(False, int(np.frexp(v)[1]) - 1) for v in values] + [True, True, False, False]
+
+    def run():
+        premise = 1e-310 == 0  # what the bit reads avoid
+        got = [(_fp.zero_bits(v), _fp.floor_log2(v)) for v in values]
+        got += [_fp.zero_bits(0.0), _fp.zero_bits(np.float32(-0.0)), _fp.zero_bits(1e-310),
+                _fp.zero_bits(-5e-324)]
+        return premise, got
+
+    out = _core.call_with_mxcsr(0x1F80 | 0x8000 | 0x0040, run)
+    if out is None:
+        pytest.skip("not x86")
+    (premise, got), _ = out
+    assert premise  # DAZ in effect: a plain comparison is fooled
+    assert got == want
+
+
 def test_misaligned_and_views_are_equal():
     rng = np.random.default_rng(3)
     x = rng.standard_normal(1001)

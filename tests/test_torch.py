@@ -62,6 +62,42 @@ def test_linear_forward_and_backward_bits(gen, dtype, order):
         torch.testing.assert_close(ours, theirs.detach(), **tol)
 
 
+def test_linear_bias_ignores_the_callers_fp_environment():
+    """The bias is added in the core (gemm with beta = 1), not by NumPy in the
+    caller's floating-point environment: round-up or FTZ/DAZ changed the bits."""
+    cases = [(torch.ones(1, 1), torch.ones(1, 1), torch.tensor([1e-8])),
+             (torch.ones(1, 1), torch.tensor([[1e-39]]), torch.tensor([1e-39])),
+             (torch.ones(1, 1, dtype=torch.float64), torch.tensor([[1e-310]], dtype=torch.float64),
+              torch.tensor([1e-310], dtype=torch.float64))]
+
+    def run():
+        return [rt.linear(x, w, b).numpy().copy() for x, w, b in cases]
+
+    want = run()
+    assert want[0].view(np.uint32)[0, 0] == 0x3F800000  # 1 + 1e-8 rounds to 1
+    assert want[1][0, 0] == np.float32(2e-39) and want[2][0, 0] == 2e-310
+    for mxcsr in (0x1F80 | 0x4000, 0x1F80 | 0x8000 | 0x0040):  # round up; FTZ|DAZ
+        got = _core.call_with_mxcsr(mxcsr, run)
+        if got is None:
+            pytest.skip("not x86")
+        for g, w in zip(got[0], want):
+            assert same_bits(g, w), hex(mxcsr)
+
+
+def test_second_derivatives_are_a_clear_error(gen):
+    """The backward passes compute outside autograd: differentiating them again
+    raises instead of silently dropping their terms."""
+    x = spread(gen, (3, 4), torch.float64).requires_grad_()
+    w = spread(gen, (2, 4), torch.float64).requires_grad_()
+    img = spread(gen, (1, 1, 5, 5), torch.float64).requires_grad_()
+    k = spread(gen, (1, 1, 3, 3), torch.float64).requires_grad_()
+    for y in (rt.linear(x, w), rt.matmul(x, w.T), rt.conv2d(img, k)):
+        inputs = (x, w) if y.shape[-1] == 2 else (img, k)
+        grads = torch.autograd.grad(y.pow(2).sum(), inputs, create_graph=True)
+        with pytest.raises(RuntimeError, match="once_differentiable|twice"):
+            sum(g.pow(2).sum() for g in grads).backward()
+
+
 def test_layouts_and_empty_shapes(gen):
     """Strided, transposed and expanded (stride-0) tensors give the bits of contiguous
     ones; empty batches and feature axes give empty results and +0 gradients."""

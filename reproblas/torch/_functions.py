@@ -3,11 +3,14 @@
 Tensors go to NumPy without a copy (``detach().numpy()``), reproblas computes, and the
 result comes back with ``torch.from_numpy``. Every gradient is a reproblas product or
 sum with the terms and order written in docs/torch.md, in the forward's `order`.
+The backward passes compute outside autograd, so they are once_differentiable: a
+second derivative through them is a clear error, not a silently dropped term.
 """
 import math
 
 import numpy as np
 import torch
+from torch.autograd.function import once_differentiable
 
 import reproblas
 from reproblas import _api
@@ -63,14 +66,18 @@ class _Linear(torch.autograd.Function):
     def forward(ctx, input, weight, bias, order):
         x, w = _array(input, "input", "linear"), _array(weight, "weight", "linear")
         x2 = _rows(x)
-        y = reproblas.gemm(1.0, x2, w, trans_b=True, order=order)
-        if bias is not None:
-            y += _array(bias, "bias", "linear")  # y = S + b, one rounding per element
+        if bias is None:
+            y = reproblas.gemm(1.0, x2, w, trans_b=True, order=order)
+        else:  # y = fma(1, b, S) = S + b, one rounding per element, in the core's FP
+            # environment (NumPy's += would round in the caller's: mode, FTZ/DAZ)
+            b = np.broadcast_to(_array(bias, "bias", "linear"), (x2.shape[0], w.shape[0]))
+            y = reproblas.gemm(1.0, x2, w, 1.0, b, trans_b=True, order=order)
         ctx.save_for_backward(input, weight)
         ctx.order, ctx.has_bias = order, bias is not None
         return _tensor(y.reshape(x.shape[:-1] + (w.shape[0],)))
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, grad_output):
         input, weight = ctx.saved_tensors
         x, w = _array(input, "input", "linear"), _array(weight, "weight", "linear")
@@ -156,6 +163,7 @@ class _Matmul(torch.autograd.Function):
         return _tensor(reproblas.matmul(a, b, order=order))
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, grad_output):
         a_t, b_t = ctx.saved_tensors
         a, b = _array(a_t, "input", "matmul"), _array(b_t, "other", "matmul")
@@ -212,6 +220,7 @@ class _Conv2d(torch.autograd.Function):
         return _tensor(y)
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, grad_output):
         input, weight = ctx.saved_tensors
         x, w = _array(input, "input", "conv2d"), _array(weight, "weight", "conv2d")
