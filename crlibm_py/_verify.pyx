@@ -95,6 +95,10 @@ def check_range(int fn, uint64_t lo, uint64_t hi, isas, str tier, double bound,
         mask |= 1u << isa
     cdef vf_hooks h = _hooks(corrupt_isa, corrupt_mod, ref_shift)
     cdef vf_result res
+    if hi < lo or hi > (1ULL << 32):
+        raise ValueError(f"range {lo}:{hi} is not within 0:2^32")
+    if max_wrong > hi - lo:  # no more to list than inputs; keeps total's product small
+        max_wrong = hi - lo
     cdef size_t total = CR_ISA_COUNT * max_wrong + 1
     res.checked = res.undecided = 0
     for i in range(CR_ISA_COUNT):

@@ -251,6 +251,33 @@ def test_range_parsing_accepts_hex_decimal_and_full_range():
     assert parse_range("0:0x100000000") == (0, 1 << 32)
 
 
+@pytest.mark.parametrize("args,message", [
+    (["--max-wrong", str(1 << 62)], "--max-wrong at most"),  # once an overflowed malloc size
+    (["--max-wrong", str(10 ** 11)], "--max-wrong at most"),
+    (["--sample", str(10 ** 11)], "--sample must be at most"),
+    (["--inject-wrong", "avx2:4294967296"], "1 <= N < 2^32"),
+    (["--inject-wrong", "avx2:0"], "1 <= N < 2^32")])
+def test_cli_limits_are_usage_errors(args, message):
+    out = _run_cli("exp", "--range", "0x3f800000:0x3f800100", "--jobs", "1", "--sample", "10",
+                   *args)
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+
+
+def test_check_range_lists_at_most_its_inputs():
+    """max_wrong beyond the range's size (here 2^62, whose product with the path
+    count once overflowed the buffer size) lists every wrong input, no more."""
+    lo, hi, bad = 0x3F800000, 0x3F800000 + 64, 0  # path index 0: scalar
+    res = _verify.check_range(FUNCTIONS.index("exp"), lo, hi, [bad], "fast", BOUNDS["exp"],
+                              1 << 62, bad, 1)
+    assert res["wrong"][bad] == 64 and len(res["wrong_list"][bad]) == 64
+
+
+def test_cli_path_named_twice_is_checked_once():
+    out = _run_cli("exp", "--isa", "scalar,scalar", "--range", "0x3f800000:0x3f810000",
+                   "--jobs", "1", "--sample", "100", "--inject-wrong", "scalar:1000")
+    assert out.returncode == 1 and "wrong: scalar 65," in out.stdout + out.stderr, out.stdout
+
+
 def test_cli_range_error_exit_code():
     out = _run_cli("exp", "--range", "9:3")
     assert out.returncode == 2 and "--range" in out.stderr and "is empty" in out.stderr

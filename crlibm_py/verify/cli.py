@@ -7,6 +7,8 @@ import sys
 from . import mpfr, report, runner
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
+MAX_SAMPLE = 1 << 26  # inputs of the reference-bound check (MPFR calls: hours already)
+MAX_LISTED = 1 << 20  # wrong inputs listed per function and path (all are counted)
 
 
 def parse_bits(text):
@@ -47,17 +49,18 @@ def _paths_arg(text):
         if n not in runner.PATHS:
             raise argparse.ArgumentTypeError(
                 f"unknown path {n!r}; use scalar, avx2, avx512, a comma list, or all")
-    return names
+    return list(dict.fromkeys(names))  # a path named twice is checked (and counted) once
 
 
 def _corrupt_arg(text):
     path, _, mod = text.partition(":")
     try:
-        if path not in runner.PATHS or int(mod) < 1:
+        if path not in runner.PATHS or not 1 <= int(mod) < 1 << 32:
             raise ValueError
         return path, int(mod)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected PATH:N, e.g. avx2:1000") from None
+        raise argparse.ArgumentTypeError("expected PATH:N with 1 <= N < 2^32, e.g. avx2:1000") \
+            from None
 
 
 def _rel_error_arg(text):
@@ -125,6 +128,9 @@ def main(argv=None):
         dict.fromkeys(args.functions))
     if args.jobs < 1 or args.sample < 1 or args.max_wrong < 0:
         parser.error("--jobs and --sample must be at least 1, --max-wrong at least 0")
+    # larger values only exhaust memory (the sample and the listed inputs are held in it)
+    if args.sample > MAX_SAMPLE or args.max_wrong > MAX_LISTED:
+        parser.error(f"--sample must be at most {MAX_SAMPLE}, --max-wrong at most {MAX_LISTED}")
     for option, path in (("--report", args.report), ("--checkpoint", args.checkpoint)):
         if path and (why := _unwritable(path)):
             parser.error(f"{option}: {why}")
