@@ -373,7 +373,7 @@ def error_cases(script):
     # gemm 4x4x4 row-major, with one argument made invalid at a time.
     good = dict(layout=ROW, ta=NOTRANS, tb=NOTRANS, m=4, n=4, k=4, lda=4, ldb=4, ldc=4,
                 order=0, a=x, b=x, c=None)
-    for change, rc in [(dict(layout=100), -1), (dict(ta=0), -2), (dict(tb=113), -3),
+    for change, rc in [(dict(layout=100), -1), (dict(ta=0), -2), (dict(tb=114), -3),
                        (dict(m=-1), -4), (dict(n=-2), -5), (dict(k=-1), -6),
                        (dict(a="NULL"), -8), (dict(lda=3), -9), (dict(b="NULL"), -10),
                        (dict(tb=TRANS, ldb=3), -11), (dict(c="NULL"), -13), (dict(ldc=3), -14),
@@ -425,7 +425,7 @@ def solve_conv_error_cases(script):
     good = dict(layout=COL, side=LEFT, uplo=UPPER, trans=TRANS, diag=UNIT, m=4, n=3, lda=4,
                 ldb=4, order=1, a=x)
     for change, rc in [(dict(layout=103), -1), (dict(side=140), -2), (dict(uplo=0), -3),
-                       (dict(trans=113), -4), (dict(diag=133), -5), (dict(m=-1), -6),
+                       (dict(trans=114), -4), (dict(diag=133), -5), (dict(m=-1), -6),
                        (dict(n=-1), -7), (dict(a="NULL"), -9), (dict(lda=3), -10),
                        (dict(side=RIGHT, lda=2), -10), (dict(ldb=3), -12),
                        (dict(order=-1), -13)]:
@@ -560,6 +560,40 @@ def test_axpy_reads_the_old_x_when_y_overlaps_it():
         assert axpy(9, 1.75, mem.ctypes.data + 8 * x_at, incx, mem.ctypes.data + 8 * y_at,
                     incy) == 0
         assert same_bits(mem, expected), (x_at, y_at, incx, incy)
+
+
+def test_conj_trans_is_trans_and_empty_ger_reads_nothing():
+    """CBLAS's ConjTrans (113) passes unchanged and means Trans for real data; ger
+    with m or n = 0 reads neither vector, so NULL is fine there (as for gemv)."""
+    lib = ctypes.CDLL(os.path.join(reproblas.get_library_dir(), "libreproblas.so"))
+    i64, dbl, ptr = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p
+    gemv, gemm, ger = lib.reproblas_dgemv, lib.reproblas_dgemm, lib.reproblas_dger
+    gemv.argtypes = [ctypes.c_int, ctypes.c_int, i64, i64, dbl, ptr, i64, ptr, i64, dbl, ptr, i64,
+                     ctypes.c_int]
+    gemm.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, i64, i64, i64, dbl, ptr, i64, ptr,
+                     i64, dbl, ptr, i64, ctypes.c_int]
+    ger.argtypes = [ctypes.c_int, i64, i64, dbl, ptr, i64, ptr, i64, ptr, i64]
+    row, no, trans, conj, seq = 101, 111, 112, 113, 0
+    rng = np.random.default_rng(3)
+    a, x = rng.standard_normal((5, 3)), rng.standard_normal(5)
+    b = rng.standard_normal((5, 4))
+    results = {}
+    for t in (trans, conj):
+        y, c = np.zeros(3), np.zeros((3, 4))
+        assert gemv(row, t, 5, 3, 1.0, a.ctypes.data, 3, x.ctypes.data, 1, 0.0, y.ctypes.data, 1,
+                    seq) == 0
+        assert gemm(row, t, no, 3, 4, 5, 1.0, a.ctypes.data, 3, b.ctypes.data, 4, 0.0,
+                    c.ctypes.data, 4, seq) == 0
+        results[t] = (y, c)
+    assert same_bits(results[conj][0], reproblas.gemv(1.0, a, x, trans=True))
+    assert same_bits(results[conj][1], reproblas.gemm(1.0, a, b, trans_a=True))
+    assert all(same_bits(u, v) for u, v in zip(results[trans], results[conj]))
+    assert gemv(row, 114, 5, 3, 1.0, a.ctypes.data, 3, x.ctypes.data, 1, 0.0, y.ctypes.data, 1,
+                seq) == -2
+    m0 = np.zeros((0, 3))
+    assert ger(row, 0, 3, 1.0, None, 1, None, 1, m0.ctypes.data, 3) == 0
+    assert ger(row, 3, 0, 1.0, None, 1, None, 1, None, 1) == 0
+    assert ger(row, 3, 2, 1.0, None, 1, x.ctypes.data, 1, a.ctypes.data, 3) == -5
 
 
 def test_error_strings(driver):

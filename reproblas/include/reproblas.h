@@ -50,7 +50,9 @@ extern "C" {
 
 /* The values of the CBLAS enums, so a CBLAS value can be passed as it is. */
 typedef enum { ReproblasRowMajor = 101, ReproblasColMajor = 102 } reproblas_layout;
-typedef enum { ReproblasNoTrans = 111, ReproblasTrans = 112 } reproblas_transpose;
+/* ConjTrans is Trans: the data are real (as in CBLAS's real routines). */
+typedef enum { ReproblasNoTrans = 111, ReproblasTrans = 112, ReproblasConjTrans = 113 }
+reproblas_transpose;
 /* For the triangular solvers (trsv, trsm). */
 typedef enum { ReproblasUpper = 121, ReproblasLower = 122 } reproblas_uplo;
 typedef enum { ReproblasNonUnit = 131, ReproblasUnit = 132 } reproblas_diag;

@@ -66,11 +66,14 @@ static const char *rb_first(const void *x, int64_t n, int64_t inc, size_t size) 
   return (inc < 0 && n > 1) ? p + (n - 1) * (-inc) * (int64_t)size : p;
 }
 
+/* Whether a valid transpose argument transposes: ConjTrans of real data is Trans. */
+static int rb_transposed(int trans) { return trans != ReproblasNoTrans; }
+
 /* Element strides of a stored rows x cols matrix seen as op(stored). */
 static void rb_strides(int layout, int trans, int64_t ld, int64_t *rs, int64_t *cs) {
   int64_t r = layout == ReproblasRowMajor ? ld : 1, c = layout == ReproblasRowMajor ? 1 : ld;
-  *rs = trans == ReproblasTrans ? c : r;
-  *cs = trans == ReproblasTrans ? r : c;
+  *rs = rb_transposed(trans) ? c : r;
+  *cs = rb_transposed(trans) ? r : c;
 }
 
 /* Smallest valid leading dimension of a stored rows x cols matrix. */
@@ -80,7 +83,9 @@ static int rb_ld_ok(int layout, int64_t rows, int64_t cols, int64_t ld) {
 }
 
 static int rb_valid_layout(int v) { return v == ReproblasRowMajor || v == ReproblasColMajor; }
-static int rb_valid_trans(int v) { return v == ReproblasNoTrans || v == ReproblasTrans; }
+static int rb_valid_trans(int v) {
+  return v == ReproblasNoTrans || v == ReproblasTrans || v == ReproblasConjTrans;
+}
 
 /* A contiguous view of a vector: x itself for inc = 1 (unless copy), else a
  * malloc'd copy (*owned set). NULL when memory runs out. */
@@ -222,7 +227,7 @@ static int rb_capi_gemv(int dtype, int layout, int trans, int64_t m, int64_t n,
   if (n < 0) return -4;
   if (a == NULL && m > 0 && n > 0) return -6;
   if (!rb_ld_ok(layout, m, n, lda)) return -7;
-  int64_t rows = trans == ReproblasTrans ? n : m, cols = trans == ReproblasTrans ? m : n;
+  int64_t rows = rb_transposed(trans) ? n : m, cols = rb_transposed(trans) ? m : n;
   if (x == NULL && rows > 0 && cols > 0) return -8;
   if (incx == 0) return -9;
   if (y == NULL && rows > 0) return -11;
@@ -246,15 +251,15 @@ static int rb_capi_ger(int dtype, int layout, int64_t m, int64_t n, const void *
   if (!rb_valid_layout(layout)) return -1;
   if (m < 0) return -2;
   if (n < 0) return -3;
-  if (x == NULL && m > 0) return -5;
+  if (x == NULL && m > 0 && n > 0) return -5; /* x, y, A are read only when A has elements */
   if (incx == 0) return -6;
-  if (y == NULL && n > 0) return -7;
+  if (y == NULL && m > 0 && n > 0) return -7;
   if (incy == 0) return -8;
   if (a == NULL && m > 0 && n > 0) return -9;
   if (!rb_ld_ok(layout, m, n, lda)) return -10;
   rb_config cfg;
   int status = rb_capi_config(&cfg);
-  if (status != 0) return status;
+  if (status != 0 || m == 0 || n == 0) return status;
   size_t size = rb_size(dtype);
   int own_x, own_y = 0;
   const void *cx = rb_gather(x, m, incx, size, 0, &own_x);
@@ -279,7 +284,7 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
   if (m < 0) return -4;
   if (n < 0) return -5;
   if (k < 0) return -6;
-  int ta = trans_a == ReproblasTrans, tb = trans_b == ReproblasTrans;
+  int ta = rb_transposed(trans_a), tb = rb_transposed(trans_b);
   if (a == NULL && m > 0 && k > 0) return -8;
   if (!rb_ld_ok(layout, ta ? k : m, ta ? m : k, lda)) return -9;
   if (b == NULL && k > 0 && n > 0) return -10;
@@ -314,7 +319,7 @@ static int rb_capi_solve(int dtype, int right, int layout, int uplo, int trans, 
   int64_t a_rs, a_cs;
   rb_strides(layout, ReproblasNoTrans, lda, &a_rs, &a_cs);
   return rb_capi_status(rb_trsm(dtype, rb_core_order(order), cfg, right, uplo == ReproblasLower,
-                                trans == ReproblasTrans, diag == ReproblasUnit, m, n, alpha, a,
+                                rb_transposed(trans), diag == ReproblasUnit, m, n, alpha, a,
                                 a_rs, a_cs, b, b_rs, b_cs));
 }
 
