@@ -31,11 +31,16 @@ def _int_has_float32_value(x):
     return n.bit_length() - trailing <= 24 and n.bit_length() <= 128
 
 
+def _converts_to_float_exactly(v):
+    """Whether a Python number is a float, or an int that float() converts exactly
+    with a float32 value (the float itself is judged afterwards, in float32_if_exact)."""
+    return isinstance(v, float) or (isinstance(v, int) and _int_has_float32_value(v))
+
+
 def _python_number_as_float32(x, fname):
     """A Python float or int with an exact float32 value as np.float32, or a TypeError."""
     converted = None
-    if isinstance(x, float) or _int_has_float32_value(x):
-        # an int that passed the test converts to float exactly
+    if _converts_to_float_exactly(x):
         converted = _ufuncs.float32_if_exact(np.array([float(x)]))
     if converted is None:
         raise TypeError(f"crlibm_py.{fname}: {short_repr(x)} is not exactly representable in "
@@ -63,10 +68,8 @@ def _exact_float32_array(x):
 def _exact_float32_objects(x):
     """An object array of Python numbers as float32 if every value is exactly a float32."""
     values = list(x.flat)
-    if not all(isinstance(v, float) or (isinstance(v, int) and _int_has_float32_value(v))
-               for v in values):
+    if not all(_converts_to_float_exactly(v) for v in values):
         return None
-    # each value converts to float exactly (floats are floats; ints passed the test)
     return _ufuncs.float32_if_exact(np.array([float(v) for v in values]).reshape(x.shape))
 
 

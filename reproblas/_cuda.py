@@ -272,10 +272,11 @@ def api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order,
     if ka != kb:
         raise ValueError(f"reproblas.{routine}: op(a) is {m}x{ka} but op(b) is {kb}x{n}: the "
                          f"inner dimensions differ (check trans_a/trans_b)")
-    if c is None and not _fp.zero_bits(be):
+    reads_c = not _fp.zero_bits(be)
+    if c is None and reads_c:
         raise ValueError(f"reproblas.{routine}: beta != 0 needs c")
     with _on_device([a]):
-        out = _result(dev, c, (m, n), a.dtype, overwrite_c, not _fp.zero_bits(be), routine, "c")
+        out = _result(dev, c, (m, n), a.dtype, overwrite_c, reads_c, routine, "c")
         if c is not None and overwrite_c:  # results must use the old a, b
             a, b = (dev.xp.array(v, copy=True) if dev.xp.may_share_memory(v, c) else v
                     for v in (a, b))

@@ -263,9 +263,9 @@ static int rb_capi_ger(int dtype, int layout, int64_t m, int64_t n, const void *
   size_t size = rb_size(dtype);
   int own_x, own_y = 0;
   const void *cx = rb_gather(x, m, incx, size, 0, &own_x);
-  const void *cy = cx != NULL || m == 0 ? rb_gather(y, n, incy, size, 0, &own_y) : NULL;
+  const void *cy = cx != NULL ? rb_gather(y, n, incy, size, 0, &own_y) : NULL;
   int rc = -2;
-  if ((cx != NULL || m == 0) && (cy != NULL || n == 0)) {
+  if (cx != NULL && cy != NULL) { /* m, n > 0 here */
     int64_t a_rs, a_cs;
     rb_strides(layout, ReproblasNoTrans, lda, &a_rs, &a_cs);
     rc = rb_ger(dtype, cfg, m, n, alpha, cx, cy, a, a_rs, a_cs);
