@@ -24,6 +24,7 @@ C_FLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-mat
            "-fno-strict-aliasing"]
 
 COMMON = ["src/c/common/isa.c"]
+CAPI_ENV = "src/c/capi/env.c"  # the environment knobs' parser: the C ABI's, and reproblas._core's
 CRLIBM = ["src/c/crlibm/dispatch.c"] + [f"src/c/crlibm/kernels_{isa}.c"
                                         for isa in ("scalar", "avx2", "avx512")]
 CRLIBM_UFUNCS = CRLIBM + ["src/c/crlibm/scalar_calls.c"]  # + the benchmark's scalar baseline
@@ -51,10 +52,10 @@ extensions = [
         sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/{f}.c" for f in (
             "level1", "thread", "kernels_scalar", "kernels_avx2", "kernels_avx512", "level3",
             "gemm_scalar", "gemm_avx2", "gemm_avx512", "trsm", "conv", "conv_driver", "conv_scalar",
-            "conv_avx2", "conv_avx512")] + COMMON,
-        include_dirs=[numpy.get_include(), "src/c/reproblas", "src/c/common"],
+            "conv_avx2", "conv_avx512")] + COMMON + [CAPI_ENV],
+        include_dirs=[numpy.get_include(), "src/c/reproblas", "src/c/common", "src/c/capi"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        depends=headers("src/c/reproblas", "src/c/common"),
+        depends=headers("src/c/reproblas", "src/c/common", "src/c/capi"),
         extra_compile_args=C_FLAGS + ["-pthread"],
         extra_link_args=["-pthread"],
         libraries=["m"],
@@ -98,7 +99,7 @@ def c_library(name, sources, include_dirs, libraries):
     soname = name.rsplit(".", 1)[1] + ".so"
     return Extension(
         name,
-        sources=sources + ["src/c/capi/env.c"],
+        sources=sources + ([] if CAPI_ENV in sources else [CAPI_ENV]),
         include_dirs=include_dirs + ["src/c/capi", "src/c/common"],
         depends=headers("src/c/capi", *include_dirs, "src/c/common"),
         extra_compile_args=C_FLAGS + ["-fvisibility=hidden", "-pthread"],

@@ -21,8 +21,6 @@ _INT_MAX = 2 ** 31 - 1
 # ---- environment knobs (SPEC §4), read at every call ----
 
 _isa_codes = {}  # REPROBLAS_ISA value -> path code (the CPU does not change)
-_thread_counts = {}  # valid REPROBLAS_NUM_THREADS values -> thread count
-_cpu_count = []
 
 
 def _isa():
@@ -35,29 +33,12 @@ def _isa():
     return code
 
 
-_C_SPACE = " \t\n\v\f\r"  # C's isspace
-
-
 def _threads():
-    raw = _core.env(b"REPROBLAS_NUM_THREADS")
-    n = _thread_counts.get(raw)
-    if n is not None:
-        return n
-    value = raw.strip(_C_SPACE)
-    if not value:
-        if not _cpu_count:
-            _cpu_count.append(_core.cpu_count())
-        n = _cpu_count[0]
-    else:
-        # the C ABI's syntax: an optional '+' and ASCII digits (int() would also take
-        # '1_000' and non-ASCII digits)
-        digits = value[1:] if value[0] == "+" else value
-        n = int(digits) if digits.isascii() and digits.isdigit() else 0
-        if not 1 <= n <= _INT_MAX:  # the C core's int, as the C ABI's check
-            raise ValueError(f"REPROBLAS_NUM_THREADS={value!r} must be a positive integer "
-                             f"(at most {_INT_MAX})")
-    if len(_thread_counts) < 64:  # parsing is most of the cost of a small call
-        _thread_counts[raw] = n
+    n = _core.threads()  # the C ABI's parser
+    if n < 0:
+        value = _core.env(b"REPROBLAS_NUM_THREADS").strip(" \t\n\v\f\r")  # C's isspace
+        raise ValueError(f"REPROBLAS_NUM_THREADS={value!r} must be a positive integer "
+                         f"(at most {_INT_MAX})")
     return n
 
 

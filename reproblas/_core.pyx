@@ -5,8 +5,10 @@ Takes already-checked, contiguous, aligned 1-D float32/float64 arrays, the
 order code, the CPU path code and the thread count; releases the GIL around
 every C call. Input checking lives in _api.py.
 """
-from libc.stdint cimport int64_t
+from libc.math cimport fabs, isfinite
+from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport getenv
+from libc.string cimport memcpy
 cimport numpy as cnp
 import numpy as np
 
@@ -180,6 +182,31 @@ def scal(cnp.ndarray alpha not None, cnp.ndarray x not None, int isa, int thread
         raise RuntimeError("reproblas core rejected scal")
 
 
+cdef extern from "env.h":
+    int capi_positive_int_from_env(const char *var, int *value)
+
+cdef int _cpus = 0  # the default thread count, counted at first use
+
+
+cdef int _env_threads() noexcept:
+    """REPROBLAS_NUM_THREADS read as the C ABI reads it (unset or blank: the CPUs this
+    process may run on); -1 for an invalid value. Called with the GIL held: getenv
+    races with os.environ's updates from other threads."""
+    global _cpus
+    cdef int n = 0
+    cdef int set = capi_positive_int_from_env(b"REPROBLAS_NUM_THREADS", &n)
+    if set != 0:
+        return n if set > 0 else -1
+    if _cpus == 0:
+        _cpus = rb_cpu_count()
+    return _cpus
+
+
+def threads():
+    """The thread count REPROBLAS_NUM_THREADS asks for, -1 when its value is invalid."""
+    return _env_threads()
+
+
 def env(bytes name):
     """The process environment's value of name ('' if unset): getenv, which sees
     os.environ's changes and costs far less than os.environ.get."""
@@ -294,29 +321,95 @@ cdef inline void _op_strides(cnp.ndarray x, bint trans, int64_t *rs, int64_t *cs
     rs[0], cs[0] = (s_c, s_r) if trans else (s_r, s_c)
 
 
-def gemm_plain(int order, cnp.ndarray alpha not None, cnp.ndarray a not None, bint trans_a,
-               cnp.ndarray b not None, bint trans_b, int isa, int threads):
-    """alpha * op(a) @ op(b) (beta 0) as a new C-ordered array, for operands that
-    `plain` accepted: a 2-D, b 2-D or 1-D (one column; the result is then 1-D).
-    None when the inner dimensions differ (the caller's full checks report it)."""
-    cdef int64_t a0 = a.shape[0], a1 = a.shape[1]
-    cdef int64_t m = a1 if trans_a else a0, k = a0 if trans_a else a1
-    cdef int64_t a_rs, a_cs, kb, n = 1, b_rs = 1, b_cs = 1
-    _op_strides(a, trans_a, &a_rs, &a_cs)
-    cdef cnp.npy_intp dims[2]
-    if b.ndim == 1:
-        kb = b.shape[0]
+cdef inline bint _bits_zero(double v) noexcept:
+    """v is +0 or -0, by its bits (a comparison runs in the caller's FP environment,
+    where DAZ makes a subnormal equal 0)."""
+    cdef uint64_t bits
+    memcpy(&bits, &v, 8)
+    return (bits << 1) == 0
+
+
+cdef int _order_code(object order) noexcept:
+    """The core's code of an order name; -1 for anything else."""
+    if type(order) is str:
+        if order == "sequential":
+            return RB_SEQUENTIAL
+        if order == "pairwise":
+            return RB_PAIRWISE
+    return -1
+
+
+def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
+    """alpha * op(a) @ op(b) as a new C-ordered array, for the common small call, all of
+    it checked here: a 2-D and b 2-D or 1-D (one column; the result is then 1-D) as
+    `plain` accepts them, matching inner dimensions, trans_a/trans_b True or False, an
+    order name, alpha a Python float (or an int a double holds exactly) that the dtype
+    holds, beta a Python float +-0 (C is not read), and valid environment knobs.
+    None for anything else: the caller's general path checks it and says what is wrong."""
+    cdef int code = _order_code(order)
+    if code < 0 or type(beta) is not float or not _bits_zero(beta):
+        return None
+    if not (trans_a is True or trans_a is False) or not (trans_b is True or trans_b is False):
+        return None
+    cdef double al
+    if type(alpha) is float:
+        al = alpha
+    elif type(alpha) is int and -2 ** 53 <= alpha <= 2 ** 53:
+        al = <double>alpha
     else:
-        kb = b.shape[1] if trans_b else b.shape[0]
-        n = b.shape[0] if trans_b else b.shape[1]
-        _op_strides(b, trans_b, &b_rs, &b_cs)
+        return None
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return None
+    cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>a)
+    if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
+        return None
+    cdef int b_ndim = cnp.PyArray_NDIM(<cnp.ndarray>b)
+    if not (_plain(a, 2, typenum) and (b_ndim == 1 or b_ndim == 2) and _plain(b, b_ndim, typenum)):
+        return None
+    if typenum == cnp.NPY_FLOAT32 and fabs(al) > 3.4028234663852886e38 and isfinite(al):
+        return None  # overflows float32: the general path's OverflowError
+    cdef rb_config cfg
+    cfg.isa = cr_isa_parse(getenv(b"REPROBLAS_ISA"))
+    cfg.threads = _env_threads()
+    if cfg.isa < 0 or cfg.threads < 0:
+        return None
+    cdef cnp.ndarray x = <cnp.ndarray>a, y = <cnp.ndarray>b
+    cdef int64_t m = x.shape[1] if trans_a else x.shape[0], k = x.shape[0] if trans_a else x.shape[1]
+    cdef int64_t a_rs, a_cs, kb, n = 1, b_rs = 1, b_cs = 1
+    _op_strides(x, trans_a, &a_rs, &a_cs)
+    if b_ndim == 1:
+        kb = y.shape[0]
+    else:
+        kb = y.shape[1] if trans_b else y.shape[0]
+        n = y.shape[0] if trans_b else y.shape[1]
+        _op_strides(y, trans_b, &b_rs, &b_cs)
     if k != kb:
         return None
+    cdef cnp.npy_intp dims[2]
     dims[0], dims[1] = m, n
-    cdef cnp.ndarray c = cnp.PyArray_EMPTY(b.ndim, dims, cnp.PyArray_TYPE(a), 0)
-    cdef double zero = 0  # beta: C is not read
-    gemm(order, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, scalar_array(zero, a.dtype), c,
-         n, 1, isa, threads)
+    cdef cnp.ndarray c = cnp.PyArray_EMPTY(b_ndim, dims, typenum, 0)
+    # alpha rounded to float32 in the library's FP environment (as scalar_array); beta 0
+    cdef float al32 = 0, zero32 = 0
+    cdef double zero64 = 0
+    cdef cr_fenv_t saved
+    cdef const void *pal = &al
+    cdef const void *pbe = &zero64
+    cdef int dtype = RB_F64
+    if typenum == cnp.NPY_FLOAT32:
+        saved = cr_fenv_enter()
+        al32 = <float>al
+        cr_fenv_leave(saved)
+        pal, pbe, dtype = &al32, &zero32, RB_F32
+    cdef const void *pa = cnp.PyArray_DATA(x)
+    cdef const void *pb = cnp.PyArray_DATA(y)
+    cdef void *pc = cnp.PyArray_DATA(c)
+    cdef int rc
+    with nogil:
+        rc = rb_gemm(dtype, code, cfg, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc, n, 1)
+    if rc == -2:
+        raise MemoryError("reproblas: out of memory for the packing buffers")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected a product (isa={cfg.isa}, order={code})")
     return c
 
 

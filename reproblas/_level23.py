@@ -106,22 +106,6 @@ def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, isa, threads):
     return c
 
 
-def _is_zero(beta):
-    """Whether beta is a Python float ±0, by its bits: a comparison runs in the
-    caller's floating-point environment, where DAZ makes a subnormal equal 0."""
-    return type(beta) is float and beta == 0 and _fp.zero_bits(beta)
-
-
-def _plain_product(order, alpha, a, trans_a, b, trans_b, routine):
-    """The common small call (operands accepted by _core.plain, no output operand,
-    beta 0): such operands pass every check of the general path but the order,
-    alpha and the inner dimensions, checked here in the same order (the general
-    path reports mismatched dimensions: None)."""
-    code = _api._order(order)
-    al = _api._scalar(alpha, a.dtype, routine)
-    return _core.gemm_plain(code, al, a, trans_a, b, trans_b, _api._isa(), _api._threads())
-
-
 def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_c=False,
          order="sequential"):
     """General matrix product ``alpha * op(a) @ op(b) + beta * c`` in a fixed order.
@@ -161,12 +145,12 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     ValueError
         Shapes do not match, beta != 0 without c, or c is read-only with overwrite_c.
     """
-    trans_a, trans_b = _flag(trans_a, "trans_a", "gemm"), _flag(trans_b, "trans_b", "gemm")
-    overwrite_c = _flag(overwrite_c, "overwrite_c", "gemm")
-    if c is None and _core.plain(a, 2, b, 2) and _is_zero(beta):
-        out = _plain_product(order, alpha, a, trans_a, b, trans_b, "gemm")
+    if c is None and overwrite_c is False and type(b) is np.ndarray and b.ndim == 2:
+        out = _core.product_plain(order, alpha, a, trans_a, b, trans_b, beta)  # the small call
         if out is not None:
             return out
+    trans_a, trans_b = _flag(trans_a, "trans_a", "gemm"), _flag(trans_b, "trans_b", "gemm")
+    overwrite_c = _flag(overwrite_c, "overwrite_c", "gemm")
     if (dev := _api._backend(a, b, c)) is not np:
         return _cuda.api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order)
     code = _api._order(order)
@@ -231,11 +215,11 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
     numpy.ndarray
         The 1-D result: a new array, or y when overwrite_y is true.
     """
-    trans, overwrite_y = _flag(trans, "trans", "gemv"), _flag(overwrite_y, "overwrite_y", "gemv")
-    if y is None and _core.plain(a, 2, x, 1) and _is_zero(beta):
-        out = _plain_product(order, alpha, a, trans, x, False, "gemv")
+    if y is None and overwrite_y is False and type(x) is np.ndarray and x.ndim == 1:
+        out = _core.product_plain(order, alpha, a, trans, x, False, beta)  # the small call
         if out is not None:
             return out
+    trans, overwrite_y = _flag(trans, "trans", "gemv"), _flag(overwrite_y, "overwrite_y", "gemv")
     if (dev := _api._backend(a, x, y)) is not np:
         return _cuda.api_gemv(dev, alpha, a, x, beta, y, trans, overwrite_y, order)
     code = _api._order(order)
@@ -379,10 +363,9 @@ def matmul(a, b, order="sequential"):
         0-d operands, contracted dimensions that differ, or batch shapes that do not
         broadcast.
     """
-    if _core.plain(a, 2, b, 2) or _core.plain(a, 2, b, 1):
-        out = _plain_product(order, 1.0, a, False, b, False, "matmul")  # alpha 1: exactly S
-        if out is not None:
-            return out
+    out = _core.product_plain(order, 1.0, a, False, b, False, 0.0)  # alpha 1: exactly S
+    if out is not None:
+        return out
     if (dev := _api._backend(a, b)) is not np:
         return _cuda.api_matmul(dev, a, b, order)
     code = _api._order(order)

@@ -1,8 +1,9 @@
-"""The wrappers' fast path for common small calls (reproblas/_api.py _reduction,
-_level23.py _plain_product): operands that _core.plain accepts (NumPy arrays of
-one native float32/float64 dtype, C- or Fortran-contiguous, aligned) with default
-arguments skip the general checks. Each call here runs twice, once as it is
-and once with the fast path hidden (_core.plain patched to refuse everything),
+"""The wrappers' fast path for common small calls (reproblas/_api.py _reduction;
+_core.product_plain for gemv, gemm and matmul): operands that _core.plain accepts
+(NumPy arrays of one native float32/float64 dtype, C- or Fortran-contiguous,
+aligned) with default arguments skip the general checks. Each call here runs
+twice, once as it is and once with the fast path hidden (_core.plain and
+_core.product_plain patched to refuse everything),
 and must give the same bits, or raise the same exception with the same message;
 results are also checked against the SPEC-literal reference."""
 import re
@@ -23,6 +24,7 @@ def general_path(monkeypatch):
     ctx = monkeypatch.context()
     patch = ctx.__enter__()
     patch.setattr(_core, "plain", lambda *args: False)
+    patch.setattr(_core, "product_plain", lambda *args: None)
     return ctx
 
 
@@ -41,6 +43,13 @@ def both_paths(monkeypatch, call):
     finally:
         ctx.__exit__(None, None, None)
     return fast, slow
+
+
+def same_outcome(fast, slow):
+    """Same bits, or the same exception type and message."""
+    if isinstance(fast, tuple) or isinstance(slow, tuple):
+        return fast == slow
+    return ref.same_bits(fast, slow)
 
 
 def data(rng, shape, dtype):
@@ -69,13 +78,15 @@ def test_fast_path_is_taken_for_plain_operands(monkeypatch):
     rb.gemv(1.0, fa, x), rb.gemm(1.0, fa, fb)
     rb.gemm(1.0, np.asfortranarray(a.T), np.asfortranarray(b.T), trans_a=True, trans_b=True)
     rb.matmul(fa, fb)
+    rb.gemv(2, a, x), rb.gemv(1.0, a, x, beta=-0.0), rb.gemm(-3, a, b, beta=0.0)  # int alpha
     assert calls == []
     rb.dot(x[::2], x[::2]), rb.gemv(1.0, a[:, ::2], x[:3]), rb.gemm(1.0, a, b, beta=0)
     rb.gemv(1.0, a, x, 0.0, np.ones(3, np.float32)), rb.matmul(a[None], b)
     rb.gemm(np.float32(1), a, b[:, ::-1])
     with pytest.raises(TypeError, match="dtype"):
         rb.sum(x.astype(x.dtype.newbyteorder()))  # same values, byte-swapped
-    assert len(calls) == 7
+    rb.gemv(1.0, a, x, trans=0), rb.gemm(2 ** 60, a, b), rb.gemv(1.0, a, x, order=np.str_("pairwise"))
+    assert len(calls) == 10
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -120,6 +131,37 @@ def test_same_bits_as_general_path_and_reference(dtype, order, monkeypatch):
             assert ref.same_bits(fast, slow)
             want = ref.gemm(1.0, opa, b if b.ndim == 2 else b[:, None], order=order)
             assert ref.same_bits(fast, want.reshape(fast.shape))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scalar_arguments_same_bits_as_general_path(dtype, monkeypatch):
+    """The arguments product_plain checks in C (alpha a Python float or an exact int,
+    beta +-0 by its bits, the flags True/False) give the general path's bits, and
+    what it declines goes to the general path."""
+    rng = np.random.default_rng(dtype(0).nbytes)
+    a, x, b = data(rng, (9, 21), dtype), data(rng, 21, dtype), data(rng, (21, 4), dtype)
+    sub = float(np.finfo(dtype).smallest_subnormal)
+    alphas = [2, -3, 2 ** 53, 2 ** 53 + 1, -(2 ** 60), 1.0000001, 3.4028235e38, 1e-45, sub,
+              float("inf"), float("nan"), -0.0]
+    for alpha in alphas:
+        for call in (lambda: rb.gemv(alpha, a, x), lambda: rb.gemm(alpha, a, b),
+                     lambda: rb.gemv(alpha, a.T.copy(), x, trans=True, beta=-0.0)):
+            fast, slow = both_paths(monkeypatch, call)
+            assert same_outcome(fast, slow), (alpha, fast, slow)
+    for beta in (sub, 5e-324, -0.0, 0):
+        fast, slow = both_paths(monkeypatch, lambda: rb.gemv(1.0, a, x, beta=beta))
+        assert same_outcome(fast, slow), beta
+        # under the caller's DAZ a comparison reads a subnormal beta as 0: bits decide
+        out = _core.call_with_mxcsr(0x1F80 | 0x8000 | 0x0040,
+                                    lambda: both_paths(monkeypatch, lambda: rb.gemv(1.0, a, x, beta=beta)))
+        if out is not None:
+            (fast_daz, slow_daz), _ = out
+            assert same_outcome(fast_daz, fast) and same_outcome(slow_daz, slow), beta
+    for flag in (1, 0, np.True_, 2):
+        fast, slow = both_paths(monkeypatch, lambda: rb.gemv(1.0, a.T.copy(), x, trans=flag))
+        assert same_outcome(fast, slow), flag
+    fast, slow = both_paths(monkeypatch, lambda: rb.gemm(1.0, a, b, overwrite_c=True))
+    assert ref.same_bits(fast, slow)
 
 
 def test_threads_and_paths_agree(monkeypatch):
