@@ -1,8 +1,9 @@
 """Speed of reproblas level-1 reductions against NumPy, measured in one run.
 
 Counterparts: np.dot (OpenBLAS ddot/sdot), np.sum (NumPy's own pairwise
-sum), np.abs(x).sum(), and OpenBLAS's snrm2/dnrm2 through scipy.linalg.blas
-(np.linalg.norm, which is sqrt(dot), when SciPy is missing). Each reproblas
+sum; BLAS has no plain sum), and OpenBLAS's sasum/dasum and snrm2/dnrm2
+through scipy.linalg.blas (np.abs(x).sum() and np.linalg.norm, which is
+sqrt(dot), when SciPy is missing). Each reproblas
 call and its counterpart are timed alternately and the best of each is kept
 (see bench_reproblas_gemm.interleaved_best). Thread counts are set with
 REPROBLAS_NUM_THREADS for reproblas and threadpoolctl for OpenBLAS. Prints
@@ -23,22 +24,26 @@ from bench_reproblas_gemm import interleaved_best, settle_time
 from bench_json import add_run_options, machine_info, write
 
 
-def blas_nrm2(x):
-    """OpenBLAS's nrm2 for x's dtype (SciPy's BLAS), else NumPy's sqrt(dot)."""
-    try:
-        from scipy.linalg import blas
-    except ImportError:
-        return lambda: np.linalg.norm(x)
-    nrm2 = blas.snrm2 if x.dtype == np.float32 else blas.dnrm2
-    return lambda: nrm2(x)
+try:  # loaded before threadpoolctl looks: SciPy's OpenBLAS is a library of its own
+    from scipy.linalg import blas as scipy_blas
+except ImportError:
+    scipy_blas = None
+
+
+def blas_call(name, x, fallback):
+    """OpenBLAS's s<name>/d<name> of x (SciPy's BLAS), else fallback."""
+    if scipy_blas is None:
+        return fallback
+    routine = getattr(scipy_blas, ("s" if x.dtype == np.float32 else "d") + name)
+    return lambda: routine(x)
 
 
 def numpy_counterparts(x, y):
     return {
         "dot": lambda: np.dot(x, y),
         "sum": lambda: np.sum(x),
-        "asum": lambda: np.abs(x).sum(),
-        "nrm2": blas_nrm2(x),
+        "asum": blas_call("asum", x, lambda: np.abs(x).sum()),
+        "nrm2": blas_call("nrm2", x, lambda: np.linalg.norm(x)),
     }
 
 

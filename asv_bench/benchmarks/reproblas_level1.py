@@ -1,13 +1,32 @@
 """asv benchmarks: reproblas level-1 reductions in both orders against NumPy / OpenBLAS.
 
 The same calls and counterparts as tools/bench_reproblas.py: np.dot (OpenBLAS), np.sum,
-np.abs(x).sum(), np.linalg.norm. Threads: REPROBLAS_NUM_THREADS and threadpoolctl.
+OpenBLAS's ?asum and ?nrm2 through scipy.linalg.blas (np.abs(x).sum() and np.linalg.norm
+without SciPy). Threads: REPROBLAS_NUM_THREADS and threadpoolctl.
 """
+import importlib
+import sys
+
 import numpy as np
 
-from ._common import ThreadedBenchmark, import_package, require
+from ._common import REPO, ThreadedBenchmark, import_package, require
 
 rb = import_package("reproblas")
+
+
+def _counterparts():
+    """tools/bench_reproblas.py's numpy_counterparts (None where it cannot be imported:
+    reproblas not built)."""
+    sys.path.insert(0, str(REPO / "tools"))
+    try:
+        return importlib.import_module("bench_reproblas").numpy_counterparts
+    except ImportError:
+        return None
+    finally:
+        sys.path.remove(str(REPO / "tools"))
+
+
+COUNTERPARTS = _counterparts()
 
 ROUTINES = ["dot", "sum", "asum", "nrm2"]
 ORDERS = ["sequential", "pairwise"]
@@ -38,14 +57,14 @@ class TimeReproblasLevel1(ThreadedBenchmark):
 
 
 class TimeNumpyLevel1(ThreadedBenchmark):
-    """NumPy's counterpart of each routine (np.dot is OpenBLAS)."""
+    """The NumPy/OpenBLAS counterpart of each routine."""
     params = [ROUTINES, DTYPES, SIZES, THREADS]
     param_names = ["routine", "dtype", "n", "threads"]
 
     def setup(self, routine, dtype, n, threads):
-        x, y = _vectors(dtype, n)
-        self.call = {"dot": lambda: np.dot(x, y), "sum": lambda: np.sum(x),
-                     "asum": lambda: np.abs(x).sum(), "nrm2": lambda: np.linalg.norm(x)}[routine]
+        if COUNTERPARTS is None:
+            raise NotImplementedError("tools/bench_reproblas.py does not import")
+        self.call = COUNTERPARTS(*_vectors(dtype, n))[routine]
         self._set_threads(threads)
 
     def time_call(self, routine, dtype, n, threads):
