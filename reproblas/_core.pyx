@@ -228,11 +228,6 @@ def best_isa():
     return cr_isa_name(cr_isa_best()).decode()
 
 
-def cpu_count():
-    """CPUs this process may run on (the default thread count)."""
-    return rb_cpu_count()
-
-
 def pool_moves():
     """Times a pool worker woken on its caller's CPU moved to another (tests)."""
     return rb_pool_moves()
