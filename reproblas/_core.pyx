@@ -5,6 +5,7 @@ Takes already-checked, contiguous, aligned 1-D float32/float64 arrays, the
 order code, the CPU path code and the thread count; releases the GIL around
 every C call. Input checking lives in _api.py.
 """
+from libc.float cimport FLT_MAX
 from libc.math cimport fabs, isfinite
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport getenv
@@ -361,7 +362,7 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
     cdef int b_ndim = cnp.PyArray_NDIM(<cnp.ndarray>b)
     if not (_plain(a, 2, typenum) and (b_ndim == 1 or b_ndim == 2) and _plain(b, b_ndim, typenum)):
         return None
-    if typenum == cnp.NPY_FLOAT32 and fabs(al) > 3.4028234663852886e38 and isfinite(al):
+    if typenum == cnp.NPY_FLOAT32 and fabs(al) > FLT_MAX and isfinite(al):
         return None  # overflows float32: the general path's OverflowError
     cdef rb_config cfg
     cfg.isa = cr_isa_parse(getenv(b"REPROBLAS_ISA"))
