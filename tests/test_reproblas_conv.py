@@ -22,7 +22,7 @@ THREADS = [1, 2, 3, 4]
 # (chunk columns, kc, min_work, rows per block): defaults; one-column chunks,
 # kc = 2 inside every term list, a thread per unit and the default row block;
 # mid-size chunks, kc = 5 and 5-row blocks (one panel of the sequential kernel).
-# (chunk, kc, min_work, mc, batch): batch 1 puts every row class in a batch of its own
+# (chunk, kc, min_work, mc, batch): batch 1 puts every class pair in a batch of its own
 TUNINGS = [(0, 0, 0, 0, 0), (1, 2, 1, -1, 1), (7, 5, 1, 5, 60)]
 
 # (N, C, H, W), (K, R, S), stride, padding, dilation, groups, bias
@@ -220,6 +220,27 @@ def test_wide_rows_and_empty_classes(padding, order, dtype, monkeypatch):
               f"grad_input {cfg}")
 
 
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("stride, dilation", [(1, 1), (2, 1), (3, 2), (4, 2), (6, 4), (2, 3),
+                                              (6, 3)])
+def test_wide_kernels_strides_and_dilations(stride, dilation, order):
+    """A kernel wider than the image with padding on both sides: every output column is
+    a border class. grad_input's taps per input column are every (stride / g)-th tap,
+    g = gcd(stride, dilation), so strides sharing a factor with the dilation (and
+    those that do not) give the classes the other tap steps."""
+    rng = np.random.default_rng(17)
+    x = data(rng, (2, 3, 5, 13), np.float64)
+    w = data(rng, (4, 3, 3, 9), np.float64)
+    pad = (2, dilation * 8 - 3)
+    _, _, _, (p, q) = cref.geometry((5, 13), (3, 9), (1, stride), pad, (1, dilation))
+    gy = data(rng, (2, 4, p, q), np.float64)
+    params = dict(stride=(1, stride), padding=pad, dilation=(1, dilation))
+    args = ((1, stride), pad, (1, dilation), 1, order)
+    check(rb.conv2d(x, w, None, **params, order=order), cref.conv2d(x, w, None, *args), "conv2d")
+    check(rb.conv2d_grad_input(gy, w, x.shape, **params, order=order),
+          cref.grad_input(gy, w, x.shape, *args), "grad_input")
+
+
 def test_layouts_do_not_change_results():
     rng = np.random.default_rng(3)
     x = data(rng, (2, 3, 6, 5), np.float32)
@@ -399,7 +420,31 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 
 def test_kernel_as_large_as_the_image_memory_bounded():
     """A 128 x 128 'same' kernel makes every output row and column a class of its own;
-    the pairs' term tables (2.4 GB at once) are built a batch of row classes at a time."""
+    the pairs' term tables (2.4 GB at once) are built a batch of pairs at a time."""
     out = subprocess.run([sys.executable, "-c", LARGE_KERNEL], capture_output=True, text=True,
                          check=True)
     assert int(out.stdout.split()[-1]) < 600  # MB of peak memory, was 3500
+
+
+WIDE_ROW = r"""
+import resource
+import numpy as np, reproblas as rb
+taps = 8191
+x = np.ones((1, 1, 1, taps + 100), np.float32)
+w = np.ones((1, 1, 1, taps), np.float32)
+for order in ("sequential", "pairwise"):
+    y = rb.conv2d(x, w, padding="same", order=order)
+    # all ones: each output is its count of present taps
+    q = np.arange(x.shape[3])
+    want = np.minimum(q + taps // 2, x.shape[3] - 1) - np.maximum(q - taps // 2, 0) + 1
+    assert np.array_equal(y[0, 0, 0], want.astype(np.float32)), order
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_kernel_row_as_wide_as_the_image_memory_bounded():
+    """An 8191-tap row: 8191 border classes, each with its own range of taps. The
+    classes keep their taps as a progression, not a list per position."""
+    out = subprocess.run([sys.executable, "-c", WIDE_ROW], capture_output=True, text=True,
+                         check=True)
+    assert int(out.stdout.split()[-1]) < 600  # MB of peak memory, was 2000

@@ -17,18 +17,22 @@
 #include "conv.h"
 #include "level3.h"
 
-/* The positions of one class along an axis, its present taps, and the
- * separation idx(pos[i], tap[t]) = base[i] + delta[t]. */
+/* The positions of one class along an axis and its present taps, which are
+ * always a progression: tap t is tap0 + t * tap_step and reads source index
+ * base[i] + t * delta_step for the class's position pos[i] (the steps are the
+ * axis's, conv_axis). Stored as a progression, a class takes O(1) memory
+ * besides its positions: with a kernel as wide as the image every border
+ * position is a class of its own, and explicit tap lists took O(positions x
+ * taps) (an 8191-tap row: 2 GB). */
 typedef struct {
-  int64_t npos, ntaps;
-  int64_t *pos, *base, *taps, *delta;
+  int64_t npos, ntaps, tap0;
+  int64_t *pos, *base;
 } conv_class;
 
 typedef struct {
-  int64_t count;
+  int64_t count, tap_step, delta_step;
   conv_class *cls;
-  int64_t *store; /* the arrays of every class */
-  unsigned char *keys;
+  int64_t *store; /* pos and base of every class */
 } conv_axis;
 
 /* The index map of an axis. Forward (conv2d): output position p, tap r ->
@@ -47,74 +51,72 @@ static int axis_index(int transposed, int64_t size, int64_t out, int64_t stride,
   return *idx < out;
 }
 
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    const int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
 static void axis_free(conv_axis *ax) {
   free(ax->cls);
   free(ax->store);
-  free(ax->keys);
+}
+
+/* A position's present taps: the first and how many. */
+typedef struct {
+  int64_t tap0, ntaps, pos, base;
+} tap_set;
+
+static int tap_set_cmp(const void *x, const void *y) {
+  const tap_set *a = x, *b = y;
+  if (a->tap0 != b->tap0) return a->tap0 < b->tap0 ? -1 : 1;
+  if (a->ntaps != b->ntaps) return a->ntaps < b->ntaps ? -1 : 1;
+  return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
 /* Groups the `count` positions of an axis by their set of present taps.
- * Returns 0 or -2 (out of memory). */
+ * Forward, a position's taps are a range (step 1, index step dil);
+ * transposed, the taps r with r*dil = h + pad (mod stride) in a range: step
+ * stride/g, index step -dil/g for g = gcd(dil, stride). So two positions
+ * have the same set when they have the same first tap and count. Returns 0
+ * or -2 (out of memory). */
 static int axis_classes(conv_axis *ax, int transposed, int64_t count, int64_t size, int64_t out,
                         int64_t k, int64_t stride, int64_t pad, int64_t dil) {
   memset(ax, 0, sizeof *ax);
-  ax->keys = malloc((size_t)(count * k + 1));
-  int64_t *cls_of = malloc(sizeof(int64_t) * (size_t)(3 * count + 1));
+  const int64_t g = gcd64(dil, stride);
+  ax->tap_step = transposed ? stride / g : 1;
+  ax->delta_step = transposed ? -(dil / g) : dil;
+  tap_set *set = malloc(sizeof(tap_set) * (size_t)(count + 1));
   ax->cls = calloc((size_t)count + 1, sizeof(conv_class));
-  ax->store = malloc(sizeof(int64_t) * (size_t)(2 * count + 2 * count * k + 1));
-  if (!ax->keys || !cls_of || !ax->cls || !ax->store) {
-    free(cls_of);
+  ax->store = malloc(sizeof(int64_t) * (size_t)(2 * count + 1));
+  if (!set || !ax->cls || !ax->store) {
+    free(set);
     axis_free(ax);
     return -2;
   }
-  int64_t *first_of = cls_of + count; /* the first position of each class */
-  uint64_t *hash_of = (uint64_t *)(first_of + count); /* a hash of each class's key */
-  int64_t idx = 0, *next = ax->store;
   for (int64_t i = 0; i < count; ++i) {
-    unsigned char *key = ax->keys + i * k;
-    uint64_t hash = 14695981039346656037u; /* FNV-1a: most keys are told apart by it */
-    for (int64_t r = 0; r < k; ++r) {
-      key[r] = (unsigned char)axis_index(transposed, size, out, stride, pad, dil, i, r, &idx);
-      hash = (hash ^ key[r]) * 1099511628211u;
-    }
-    int64_t c = 0;
-    while (c < ax->count &&
-           (hash_of[c] != hash || memcmp(ax->keys + first_of[c] * k, key, (size_t)k) != 0))
-      ++c;
-    if (c == ax->count) { /* a new class: its taps and deltas from this first position */
-      conv_class *cl = &ax->cls[ax->count++];
-      first_of[c] = i;
-      hash_of[c] = hash;
-      cl->taps = next;
-      for (int64_t r = 0; r < k; ++r)
-        if (key[r]) cl->taps[cl->ntaps++] = r;
-      cl->delta = cl->taps + cl->ntaps;
-      int64_t first = 0;
-      for (int64_t t = 0; t < cl->ntaps; ++t) {
-        axis_index(transposed, size, out, stride, pad, dil, i, cl->taps[t], &idx);
-        if (t == 0) first = idx;
-        cl->delta[t] = idx - first;
+    tap_set *s = &set[i];
+    s->tap0 = s->ntaps = s->base = 0, s->pos = i;
+    int64_t idx;
+    for (int64_t r = 0; r < k; ++r)
+      if (axis_index(transposed, size, out, stride, pad, dil, i, r, &idx)) {
+        if (!s->ntaps) s->tap0 = r, s->base = idx;
+        ++s->ntaps;
       }
-      next = cl->delta + cl->ntaps;
-    }
-    cls_of[i] = c;
   }
-  /* positions (ascending) and bases, class by class */
-  for (int64_t c = 0; c < ax->count; ++c) {
-    conv_class *cl = &ax->cls[c];
-    cl->pos = next;
-    for (int64_t i = first_of[c]; i < count; ++i)
-      if (cls_of[i] == c) cl->pos[cl->npos++] = i;
-    cl->base = cl->pos + cl->npos;
-    for (int64_t i = 0; i < cl->npos; ++i) {
-      idx = 0;
-      if (cl->ntaps)
-        axis_index(transposed, size, out, stride, pad, dil, cl->pos[i], cl->taps[0], &idx);
-      cl->base[i] = idx;
+  qsort(set, (size_t)count, sizeof *set, tap_set_cmp); /* by set, then position */
+  int64_t *next = ax->store;
+  for (int64_t i = 0, j; i < count; i = j) {
+    for (j = i + 1; j < count && set[j].tap0 == set[i].tap0 && set[j].ntaps == set[i].ntaps; ++j) {
     }
-    next = cl->base + cl->npos;
+    conv_class *cl = &ax->cls[ax->count++];
+    cl->npos = j - i, cl->ntaps = set[i].ntaps, cl->tap0 = set[i].tap0;
+    cl->pos = next, cl->base = next + cl->npos, next = cl->base + cl->npos;
+    for (int64_t e = i; e < j; ++e) cl->pos[e - i] = set[e].pos, cl->base[e - i] = set[e].base;
   }
-  free(cls_of);
+  free(set);
   return 0;
 }
 
@@ -140,14 +142,33 @@ static const void *conv_constant(int dtype, int one) {
   return dtype == RB_F32 ? (const void *)&f[one] : (const void *)&d[one];
 }
 
-/* Offsets dst = sum of the broadcast parts, first outermost: out[(i, j, l)] =
- * a[i] + b[j] + c[l]. */
-static void outer3(int64_t na, int64_t sa, const int64_t *b, int64_t nb, int64_t sb,
-                   const int64_t *c, int64_t nc, int64_t sc, int64_t *out) {
+/* A list of n offsets: v[j] when v is given, else first + j * step. */
+typedef struct {
+  const int64_t *v;
+  int64_t first, step, n;
+} offsets;
+
+static int64_t offset_at(const offsets *o, int64_t j) { return o->v ? o->v[j] : o->first + j * o->step; }
+
+/* The sums of the broadcast parts, first outermost: out[(i, j, l)] =
+ * i*sa + b[j]*sb + c[l]*sc. */
+static void outer3(int64_t na, int64_t sa, offsets b, int64_t sb, offsets c, int64_t sc,
+                   int64_t *out) {
   for (int64_t i = 0; i < na; ++i)
-    for (int64_t j = 0; j < nb; ++j)
-      for (int64_t l = 0; l < nc; ++l) *out++ = i * sa + b[j] * sb + c[l] * sc;
+    for (int64_t j = 0; j < b.n; ++j)
+      for (int64_t l = 0; l < c.n; ++l) *out++ = i * sa + offset_at(&b, j) * sb + offset_at(&c, l) * sc;
 }
+
+/* A class's taps, its source offsets (from its base), its positions and its
+ * bases, as offset lists. */
+static offsets class_taps(const conv_axis *ax, const conv_class *cl) {
+  return (offsets){NULL, cl->tap0, ax->tap_step, cl->ntaps};
+}
+static offsets class_deltas(const conv_axis *ax, const conv_class *cl) {
+  return (offsets){NULL, 0, ax->delta_step, cl->ntaps};
+}
+static offsets class_pos(const conv_class *cl) { return (offsets){cl->pos, 0, 0, cl->npos}; }
+static offsets class_base(const conv_class *cl) { return (offsets){cl->base, 0, 0, cl->npos}; }
 
 /* The pairwise order, one gather gemm per class: its A, the weights as
  * (src channel, r, s, dst channel), terms x rows per group (a class's taps
@@ -179,12 +200,12 @@ static int pairwise_classes(int dtype, rb_config cfg, const rb_conv_shape *g, in
   return rc;
 }
 
-/* The term tables of the pairs (row class a, every column class) take at most
- * this many int64 per batch of row classes (at least one row class): with a
- * kernel as large as the image every position is a class of its own, and the
- * tables of all pairs together are as large as the whole convolution (a
- * 128 x 128 'same' kernel on a 128 x 128 image: 2.4 GB). Each output belongs
- * to one pair, so batching changes no result; ordinary layers are one batch. */
+/* The term tables of a batch of class pairs (row class, column class) take
+ * at most this many int64 (at least one pair): with a kernel as large as the
+ * image every position is a class of its own, and the tables of all pairs
+ * together are as large as the whole convolution (a 128 x 128 'same' kernel
+ * on a 128 x 128 image: 2.4 GB). Each output belongs to one pair, so batching
+ * changes no result; ordinary layers are one batch. */
 #define CONV_BATCH_INTS ((int64_t)1 << 23)
 
 typedef struct {
@@ -194,55 +215,57 @@ typedef struct {
   const void *w, *src, *bias;
   void *dst;
   int64_t sc, sh, sw, dc, dh, dw, src_cg, rows;
-  int64_t col_taps; /* the present taps of all column classes together */
 } conv_gather;
 
-/* The ints of row class cy's pairs: terms and source offsets per present
- * term, source and destination offsets per output column. */
-static int64_t row_class_ints(const conv_gather *q, const conv_class *cy) {
-  return 2 * q->src_cg * cy->ntaps * q->col_taps + 2 * q->g->n * cy->npos * q->dw;
+/* The ints of pair e's tables (row class e / ax->count, column class
+ * e % ax->count): terms and source offsets per present term, source and
+ * destination offsets per output column. */
+static int64_t pair_ints(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t e) {
+  const conv_class *cy = &ay->cls[e / ax->count], *cx = &ax->cls[e % ax->count];
+  return 2 * q->src_cg * cy->ntaps * cx->ntaps + 2 * q->g->n * cy->npos * cx->npos;
 }
 
-/* The end a1 of the batch of row classes from a0, and its ints. */
-static int64_t batch_end(const conv_gather *q, const conv_axis *ay, int64_t a0, int64_t *ints) {
-  int64_t a1 = a0 + 1;
-  *ints = row_class_ints(q, &ay->cls[a0]);
-  for (; a1 < ay->count; ++a1) {
-    const int64_t more = row_class_ints(q, &ay->cls[a1]);
+/* The end e1 of the batch of pairs from e0, and its ints. */
+static int64_t batch_end(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t e0,
+                         int64_t *ints) {
+  const int64_t npairs = ay->count * ax->count;
+  int64_t e1 = e0 + 1;
+  *ints = pair_ints(q, ay, ax, e0);
+  for (; e1 < npairs; ++e1) {
+    const int64_t more = pair_ints(q, ay, ax, e1);
     if (*ints + more > rb_conv_batch_ints(CONV_BATCH_INTS)) break;
     *ints += more;
   }
-  return a1;
+  return e1;
 }
 
-/* The gather gemms of the pairs of row classes [a0, a1) and every column
- * class: their terms (rows of wt), the terms' source offsets, and the
- * columns' source and destination offsets, in buf (room for the batch's ints). */
-static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t a0,
-                        int64_t a1, int64_t *buf) {
+/* The gather gemms of the class pairs [e0, e1): their terms (rows of wt),
+ * the terms' source offsets, and the columns' source and destination
+ * offsets, in buf (room for the batch's ints). */
+static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t e0,
+                        int64_t e1, int64_t *buf) {
   const rb_conv_shape *g = q->g;
-  const int64_t kr = g->r, ks = g->s, size = conv_size(q->dtype), npairs = (a1 - a0) * ax->count;
+  const int64_t kr = g->r, ks = g->s, size = conv_size(q->dtype), npairs = e1 - e0;
   rb_conv_class *cls = calloc((size_t)npairs + 1, sizeof(rb_conv_class));
   if (!cls) return -2;
   int64_t *next = buf;
-  for (int64_t a = a0; a < a1; ++a)
-    for (int64_t b = 0; b < ax->count; ++b) {
-      const conv_class *cy = &ay->cls[a], *cx = &ax->cls[b];
-      rb_conv_class *cl = &cls[(a - a0) * ax->count + b];
-      cl->nterms = q->src_cg * cy->ntaps * cx->ntaps;
-      cl->ncols = g->n * cy->npos * cx->npos;
-      int64_t *term = next, *toff = term + cl->nterms, *coff = toff + cl->nterms,
-              *doff = coff + cl->ncols;
-      next = doff + cl->ncols;
-      outer3(q->src_cg, kr * ks, cy->taps, cy->ntaps, ks, cx->taps, cx->ntaps, 1, term);
-      outer3(q->src_cg, q->sh * q->sw, cy->delta, cy->ntaps, q->sw, cx->delta, cx->ntaps, 1, toff);
-      outer3(g->n, q->sc * q->sh * q->sw, cy->base, cy->npos, q->sw, cx->base, cx->npos, 1, coff);
-      outer3(g->n, q->dc * q->dh * q->dw, cy->pos, cy->npos, q->dw, cx->pos, cx->npos, 1, doff);
-      cl->term = term;
-      cl->toff = toff;
-      cl->coff = coff;
-      cl->doff = doff;
-    }
+  for (int64_t e = e0; e < e1; ++e) {
+    const conv_class *cy = &ay->cls[e / ax->count], *cx = &ax->cls[e % ax->count];
+    rb_conv_class *cl = &cls[e - e0];
+    cl->nterms = q->src_cg * cy->ntaps * cx->ntaps;
+    cl->ncols = g->n * cy->npos * cx->npos;
+    int64_t *term = next, *toff = term + cl->nterms, *coff = toff + cl->nterms,
+            *doff = coff + cl->ncols;
+    next = doff + cl->ncols;
+    outer3(q->src_cg, kr * ks, class_taps(ay, cy), ks, class_taps(ax, cx), 1, term);
+    outer3(q->src_cg, q->sh * q->sw, class_deltas(ay, cy), q->sw, class_deltas(ax, cx), 1, toff);
+    outer3(g->n, q->sc * q->sh * q->sw, class_base(cy), q->sw, class_base(cx), 1, coff);
+    outer3(g->n, q->dc * q->dh * q->dw, class_pos(cy), q->dw, class_pos(cx), 1, doff);
+    cl->term = term;
+    cl->toff = toff;
+    cl->coff = coff;
+    cl->doff = doff;
+  }
   /* sequential: A in place in w, per group: forward A(k, (c', r, s)) is row k
    * of w; transposed A(c', (k, r, s)) = w[k, c', r, s], runs of R*S terms */
   const int64_t rs = kr * ks, full = q->src_cg * rs, a_rs = q->transposed ? rs : full,
@@ -270,7 +293,7 @@ static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv
   conv_gather q = {dtype, order, transposed, cfg, g, w, src, bias, dst,
                    transposed ? g->k : g->c, transposed ? g->p : g->h, transposed ? g->q : g->w,
                    transposed ? g->c : g->k, transposed ? g->h : g->p, transposed ? g->w : g->q,
-                   0, 0, 0};
+                   0, 0};
   q.src_cg = q.sc / g->groups;
   q.rows = q.dc / g->groups;
   conv_axis ay, ax;
@@ -282,19 +305,19 @@ static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv
     axis_free(&ay);
     return -2;
   }
-  for (int64_t b = 0; b < ax.count; ++b) q.col_taps += ax.cls[b].ntaps;
   /* one buffer for the largest batch, reused (a fresh one per batch doubled
    * the time of the 128 x 128 case above in page faults) */
+  const int64_t npairs = ay.count * ax.count;
   int64_t most = 0, ints;
-  for (int64_t a0 = 0, a1; a0 < ay.count; a0 = a1) {
-    a1 = batch_end(&q, &ay, a0, &ints);
+  for (int64_t e0 = 0, e1; e0 < npairs; e0 = e1) {
+    e1 = batch_end(&q, &ay, &ax, e0, &ints);
     if (ints > most) most = ints;
   }
   int64_t *buf = malloc(sizeof(int64_t) * (size_t)(most + 1));
   int rc = buf ? 0 : -2;
-  for (int64_t a0 = 0, a1; a0 < ay.count && rc == 0; a0 = a1) {
-    a1 = batch_end(&q, &ay, a0, &ints);
-    rc = gather_batch(&q, &ay, &ax, a0, a1, buf);
+  for (int64_t e0 = 0, e1; e0 < npairs && rc == 0; e0 = e1) {
+    e1 = batch_end(&q, &ay, &ax, e0, &ints);
+    rc = gather_batch(&q, &ay, &ax, e0, e1, buf);
   }
   free(buf);
   axis_free(&ay);
