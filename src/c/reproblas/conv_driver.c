@@ -9,7 +9,8 @@
  * interior rows, last row); each pair of a row class and a column class is one
  * gather gemm whose term list holds exactly the present terms, in SPEC's
  * order. Within a class the source index separates as base[position] +
- * delta[tap], which is what makes the offsets toff[t] + coff[j].
+ * delta[tap] (delta linear in the tap's rank), which is what makes the
+ * offsets toff[t] + coff[j].
  */
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +149,9 @@ typedef struct {
   int64_t first, step, n;
 } offsets;
 
-static int64_t offset_at(const offsets *o, int64_t j) { return o->v ? o->v[j] : o->first + j * o->step; }
+static int64_t offset_at(const offsets *o, int64_t j) {
+  return o->v ? o->v[j] : o->first + j * o->step;
+}
 
 /* The sums of the broadcast parts, first outermost: out[(i, j, l)] =
  * i*sa + b[j]*sb + c[l]*sc. */
@@ -156,7 +159,8 @@ static void outer3(int64_t na, int64_t sa, offsets b, int64_t sb, offsets c, int
                    int64_t *out) {
   for (int64_t i = 0; i < na; ++i)
     for (int64_t j = 0; j < b.n; ++j)
-      for (int64_t l = 0; l < c.n; ++l) *out++ = i * sa + offset_at(&b, j) * sb + offset_at(&c, l) * sc;
+      for (int64_t l = 0; l < c.n; ++l)
+        *out++ = i * sa + offset_at(&b, j) * sb + offset_at(&c, l) * sc;
 }
 
 /* A class's taps, its source offsets (from its base), its positions and its
@@ -220,7 +224,8 @@ typedef struct {
 /* The ints of pair e's tables (row class e / ax->count, column class
  * e % ax->count): terms and source offsets per present term, source and
  * destination offsets per output column. */
-static int64_t pair_ints(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t e) {
+static int64_t pair_ints(const conv_gather *q, const conv_axis *ay, const conv_axis *ax,
+                         int64_t e) {
   const conv_class *cy = &ay->cls[e / ax->count], *cx = &ax->cls[e % ax->count];
   return 2 * q->src_cg * cy->ntaps * cx->ntaps + 2 * q->g->n * cy->npos * cx->npos;
 }
