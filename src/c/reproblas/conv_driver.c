@@ -109,9 +109,9 @@ static int axis_classes(conv_axis *ax, int transposed, int64_t count, int64_t si
   }
   qsort(set, (size_t)count, sizeof *set, tap_set_cmp); /* by set, then position */
   int64_t *next = ax->store;
-  for (int64_t i = 0, j; i < count; i = j) {
-    for (j = i + 1; j < count && set[j].tap0 == set[i].tap0 && set[j].ntaps == set[i].ntaps; ++j) {
-    }
+  for (int64_t i = 0, j; i < count; i = j) { /* set[i, j): one class */
+    j = i + 1;
+    while (j < count && set[j].tap0 == set[i].tap0 && set[j].ntaps == set[i].ntaps) ++j;
     conv_class *cl = &ax->cls[ax->count++];
     cl->npos = j - i, cl->ntaps = set[i].ntaps, cl->tap0 = set[i].tap0;
     cl->pos = next, cl->base = next + cl->npos, next = cl->base + cl->npos;
