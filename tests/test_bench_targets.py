@@ -23,7 +23,7 @@ def test_targets_from_json(tmp_path):
         _row("gemm", 256, "sequential", 0.95), _row("gemm", 2048, "sequential", 0.85),
         _row("gemm", 256, "pairwise", 0.7),
         _row("gemv", 1024, "sequential", 0.7), _row("gemv", 2048, "pairwise", 0.9),
-        _row("gemv", 4096, "sequential", 1.1),
+        _row("gemv", 3000, "sequential", 1.0), _row("gemv", 4096, "sequential", 1.1),
         _row("gemv_t", 1024, "pairwise", 0.79), _row("gemv_f", 6000, "sequential", 0.8)])
     conv = _write(tmp_path / "c.json", [_row("conv2d", 1, "sequential", 1.2, channels=64),
                                         _row("conv2d", 1, "pairwise", 0.3, channels=64)])
@@ -43,13 +43,14 @@ def test_targets_from_json(tmp_path):
         "gemm, sequential": (2, 0.85, 0.95, 1),
         "gemm, pairwise": (1, 0.7, 0.7, 0),
         "gemv, C-ordered A in the L3 (n <= 2048)": (2, 0.7, 0.9, 1),
-        "gemv, C-ordered A from DRAM (n >= 4096)": (1, 1.1, 1.1, 0),
+        "gemv, C-ordered A from DRAM (n > 2048)": (2, 1.0, 1.1, 0),
         "gemv, transposed or Fortran A in the L3 (n <= 2048)": (1, 0.79, 0.79, 1),
-        "gemv, transposed or Fortran A from DRAM (n >= 4096)": (1, 0.8, 0.8, 0),
+        "gemv, transposed or Fortran A from DRAM (n > 2048)": (1, 0.8, 0.8, 0),
         "conv2d, sequential, against PyTorch": (1, 1.2, 1.2, 0),
         "dot / sum / asum / nrm2, pairwise": (2, 0.8, 2.0, 0),
     }
-    assert got["gemv, C-ordered A in the L3 (n <= 2048)"]["short"] == "gemv float32 n=1024 1t seq 0.70"
+    short_l3 = got["gemv, C-ordered A in the L3 (n <= 2048)"]["short"]
+    assert short_l3 == "gemv float32 n=1024 1t seq 0.70"
     assert got["dot / sum / asum / nrm2, pairwise"]["short"] == ""
     assert got["gemm, sequential"]["lowest_row"].startswith("routine=gemm dtype=float32 n=2048")
     assert "lowest: routine=gemv dtype=float32 n=1024" in proc.stdout
