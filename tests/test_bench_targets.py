@@ -52,5 +52,5 @@ def test_targets_from_json(tmp_path):
     short_l3 = got["gemv, C-ordered A in the L3 (n <= 2048)"]["short"]
     assert short_l3 == "gemv float32 n=1024 1t seq 0.70"
     assert got["dot / sum / asum / nrm2, pairwise"]["short"] == ""
-    assert got["gemm, sequential"]["lowest_row"].startswith("routine=gemm dtype=float32 n=2048")
-    assert "lowest: routine=gemv dtype=float32 n=1024" in proc.stdout
+    assert got["gemm, sequential"]["lowest_row"] == "gemm float32 n=2048 1t seq 0.85"
+    assert "lowest: gemv float32 n=1024 1t seq 0.70" in proc.stdout

@@ -45,13 +45,8 @@ def speed_ratio(source, row):
     return 1.0 / row["ratio"] if source == "l1" else row["ratio"]
 
 
-def describe(row):
-    keys = ("routine", "dtype", "n", "batch", "channels", "threads", "order")
-    return " ".join(f"{k}={row[k]}" for k in keys if k in row)
-
-
 def brief(row, ratio):
-    """'gemv float32 n=1024 1t seq 0.66': one row below its target, for the table."""
+    """'gemv float32 n=1024 1t seq 0.66': one row and its speed ratio."""
     size = f"n={row['n']}" if "n" in row else f"{row.get('batch')}x{row.get('channels')}"
     order = ORDER_ABBREV.get(row["order"], row["order"])
     return f"{row['routine']} {row['dtype']} {size} {row['threads']}t {order} {ratio:.2f}"
@@ -67,7 +62,7 @@ def check(rows_by_source):
         low = min(range(len(rows)), key=ratios.__getitem__)
         out.append({"target": name, "at_least": target, "rows": len(rows),
                     "lowest": ratios[low], "highest": max(ratios),
-                    "below": sum(x < target for x in ratios), "lowest_row": describe(rows[low]),
+                    "below": sum(x < target for x in ratios), "lowest_row": brief(rows[low], ratios[low]),
                     "short": "; ".join(brief(r, x) for r, x in zip(rows, ratios) if x < target)})
     return out
 
