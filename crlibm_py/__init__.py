@@ -6,10 +6,10 @@ and ``docs/``. Each function is a thin wrapper over a NumPy ufunc
 (``crlibm_py.ufuncs['exp']`` is the ufunc ``cr_exp``), so ``out=``, ``where=``,
 broadcasting and strided inputs work as they do for NumPy's functions.
 """
+from repro_runtime.util import package_path
+
 from ._api import FUNCTIONS, cos, erf, exp, log, rsqrt, sin, tanh, ufuncs
 from ._ufuncs import best_isa, isa_names, isa_supported
-
-from ._common import package_path
 
 __all__ = ["exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "ufuncs", "FUNCTIONS",
            "best_isa", "isa_names", "isa_supported"]

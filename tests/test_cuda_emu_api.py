@@ -6,7 +6,7 @@ import pytest
 
 import crlibm_py
 import reproblas
-from crlibm_py import _cuda
+from repro_runtime import cuda as rt_cuda, nvrtc
 from cuda_support import EmuArray, EmuDevice, emu_array, same_bits
 
 
@@ -18,7 +18,7 @@ def _emu():
 @pytest.fixture
 def gpu(_emu, monkeypatch):
     """Route 'GPU' arrays (EmuArray) to the emulated device."""
-    monkeypatch.setattr(_cuda, "_device", [_emu])
+    monkeypatch.setattr(rt_cuda, "_device", [_emu])
     return _emu
 
 
@@ -43,7 +43,7 @@ def test_without_cupy_or_gpu_a_device_array_is_a_clear_error(monkeypatch):
         pass
     except Exception:  # CuPy without a usable GPU
         pass
-    monkeypatch.setattr(_cuda, "_device", [])
+    monkeypatch.setattr(rt_cuda, "_device", [])
     x = emu_array(np.ones(4, np.float32))
     for call in (crlibm_py.exp, reproblas.sum):
         with pytest.raises(RuntimeError, match="CuPy is not installed|no usable CUDA GPU"):
@@ -111,12 +111,12 @@ def test_kernel_cache_key_follows_every_included_file(tmp_path):
     """CuPy caches modules by code string: ours embeds a digest of all sources."""
     import shutil
     root = tmp_path / "src"
-    shutil.copytree(_cuda.source_root() / "cuda", root / "cuda")
-    shutil.copytree(_cuda.source_root() / "c", root / "c")
-    before = _cuda.sources_digest(root)
+    shutil.copytree(nvrtc.source_root() / "cuda", root / "cuda")
+    shutil.copytree(nvrtc.source_root() / "c", root / "c")
+    before = nvrtc.sources_digest(root)
     header = root / "c" / "crlibm" / "fputil.h"
     header.write_text(header.read_text() + "\n")
-    assert _cuda.sources_digest(root) != before
+    assert nvrtc.sources_digest(root) != before
 
 
 def test_missing_operands_on_the_device_path(gpu):
