@@ -117,17 +117,22 @@ def operands(backend, routine, names, arrays, ndims, optional=(), check=matrix):
     """The arrays as the backend's (``backend.as_array``), checked by ``check`` with
     their ndims; one dtype, one device. None stays None for the names in `optional`
     (absent operands) and is a TypeError for the others."""
-    out = {}
+    xp, out = backend.xp, []
     for name, a, nd in zip(names, arrays, ndims):
         if a is None:
             if name in optional:
+                out.append(None)
                 continue
             matrix(a, name, routine)  # raises the TypeError naming NoneType
-        out[name] = check(backend.as_array(a, name, routine), name, routine, nd, backend.xp)
-    same_dtype(routine, **out)
-    if backend.xp is not np:
-        same_device(routine, out.values())
-    return [out.get(name) for name in names]
+        out.append(check(backend.as_array(a, name, routine), name, routine, nd, xp))
+    present = [a for a in out if a is not None]
+    if len(present) > 1:
+        dtype = present[0].dtype
+        if any(a.dtype != dtype for a in present):
+            same_dtype(routine, **{n: a for n, a in zip(names, out) if a is not None})
+        if xp is not np:
+            same_device(routine, present)
+    return out
 
 
 def same_length(routine, x, y):
