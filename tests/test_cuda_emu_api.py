@@ -129,3 +129,37 @@ def test_missing_operands_on_the_device_path(gpu):
                  lambda: reproblas.conv2d(x4, None), lambda: reproblas.conv2d(None, x4)):
         with pytest.raises(TypeError, match="NoneType"):
             call()
+
+
+def test_device_path_raises_the_host_paths_errors(gpu):
+    """Arguments are checked once, before the backend is called: a bad call on GPU
+    arrays raises the exception, with the message, of the same call on NumPy arrays."""
+    f32 = np.float32
+    a, b, c = np.ones((4, 3), f32), np.ones((3, 5), f32), np.ones((4, 5), f32)
+    v3, v4, v5 = np.ones(3, f32), np.ones(4, f32), np.ones(5, f32)
+    t = np.tril(np.ones((4, 4), f32)) + 3 * np.eye(4, dtype=f32)
+    x4, w4 = np.ones((1, 2, 5, 5), f32), np.ones((3, 2, 3, 3), f32)
+    calls = [
+        ("sum", (a,), {}), ("dot", (v3, v4), {}), ("nrm2", (v3,), {"order": "tree"}),
+        ("axpy", ("2", v3, v3.copy()), {}), ("scal", (np.float64(2), v3.copy()), {}),
+        ("iamax", (a,), {}), ("gemm", (1.0, a, a), {}), ("gemm", (1.0, a, b, 1.0), {}),
+        ("gemm", (1.0, a, b, 1.0, a), {}), ("gemm", (1.0, a, b), {"order": "tree"}),
+        ("gemv", (1.0, a, v4), {}), ("gemv", (1.0, a, v3, 1.0), {}),
+        ("gemv", (1.0, a, v3, 1.0, v3), {}), ("ger", (1.0, v4, v5, a), {}),
+        ("matmul", (a, v4), {}), ("matmul", (a[None], b[None, None, :2]), {}),
+        ("trsv", (t, v3), {}), ("trsv", (t, v4), {"order": "tree"}),
+        ("trsm", (1.0, t, c), {"side": "up"}), ("trsm", (1.0, t, c), {"side": "right"}),
+        ("conv2d", (x4, w4[:, :1]), {}), ("conv2d", (x4, w4, v4), {}),
+        ("conv2d", (x4, w4), {"padding": "full"}),
+        ("conv2d_grad_input", (np.ones((1, 3, 3, 3), f32), w4, (1, 2, 6, 6)), {}),
+        ("conv2d_grad_weight", (x4, np.ones((1, 3, 3, 3), f32), (3, 2, 4, 3)), {}),
+        ("conv2d_grad_bias", (x4[0],), {}),
+    ]
+    for name, args, kwargs in calls:
+        outcomes = []
+        for wrap in (lambda v: v, emu_array):
+            wrapped = [wrap(v) if isinstance(v, np.ndarray) else v for v in args]
+            with pytest.raises((TypeError, ValueError)) as e:
+                getattr(reproblas, name)(*wrapped, **kwargs)
+            outcomes.append((e.type, str(e.value)))
+        assert outcomes[0] == outcomes[1], (name, outcomes)
