@@ -163,3 +163,31 @@ def test_device_path_raises_the_host_paths_errors(gpu):
                 getattr(reproblas, name)(*wrapped, **kwargs)
             outcomes.append((e.type, str(e.value)))
         assert outcomes[0] == outcomes[1], (name, outcomes)
+
+
+def test_cupy_device_loads_each_packages_kernels_from_its_file(monkeypatch):
+    """The shared device finds a kernel's file by the prefix its package registered
+    (crlibm_py: cr_ -> crlibm.cu, reproblas: rb_ -> reproblas.cu) and builds each file
+    once per device; CuPy's RawModule and the NVRTC build are stand-ins here."""
+    from types import SimpleNamespace
+    built = []
+    monkeypatch.setattr(nvrtc, "ptx_path", lambda file, arch, options, digest:
+                        built.append((file, arch, digest)) or f"/cache/{file}.ptx")
+
+    class RawModule:
+        def __init__(self, path):
+            self.path = path
+
+        def get_function(self, name):
+            return self.path, name
+
+    gpu = SimpleNamespace(id=0, compute_capability="90")
+    dev = object.__new__(rt_cuda.CupyDevice)  # without CuPy: only its kernel loading
+    dev.xp = SimpleNamespace(RawModule=RawModule, cuda=SimpleNamespace(Device=lambda: gpu))
+    dev._modules, dev._digest = {}, "d0"
+    assert dev.function("cr_exp_f32") == ("/cache/crlibm.ptx", "cr_exp_f32")
+    assert dev.function("rb_gemm_seq_f64") == ("/cache/reproblas.ptx", "rb_gemm_seq_f64")
+    assert dev.function("cr_log_f32") == ("/cache/crlibm.ptx", "cr_log_f32")
+    assert built == [("crlibm", "90", "d0"), ("reproblas", "90", "d0")]
+    with pytest.raises(KeyError, match="no kernel file"):
+        dev.function("xx_unknown")
