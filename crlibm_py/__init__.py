@@ -1,7 +1,7 @@
 """Correctly rounded float32 elementary functions.
 
 ``crlibm_py.exp(x)`` and friends return, for every float32 input, the float32
-nearest to the exact value (ties to even), on every CPU code path; see SPEC §1
+nearest to the exact value (ties to even), on every CPU code path; see docs/contract.md §1
 and ``docs/``. Each function is a thin wrapper over a NumPy ufunc
 (``crlibm_py.ufuncs['exp']`` is the ufunc ``cr_exp``), so ``out=``, ``where=``,
 broadcasting and strided inputs work as they do for NumPy's functions.

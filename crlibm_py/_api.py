@@ -109,7 +109,7 @@ def _as_float32_input(x, fname):
 
 def _check_out(out, fname):
     """A TypeError unless out is a float32 array: NumPy would cast the results to another
-    dtype outside the library, under the caller's FTZ/DAZ bits (SPEC §0)."""
+    dtype outside the library, under the caller's FTZ/DAZ bits (docs/contract.md §0)."""
     target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     dtype = getattr(target, "dtype", None)
     if isinstance(dtype, np.dtype) and dtype.newbyteorder("=") != np.float32:

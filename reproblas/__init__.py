@@ -1,4 +1,4 @@
-"""Reproducible BLAS: every result is defined bit for bit (SPEC §2-§3).
+"""Reproducible BLAS: every result is defined bit for bit (docs/contract.md §2-§3).
 
 Reductions add their terms in a documented, fixed order, selected with
 ``order="sequential"`` (left to right, the default) or ``order="pairwise"``

@@ -40,7 +40,7 @@ def pairwise_items(n):
 
 
 def _ordered_sum(dev, term, x, y, scale, order, two_e=None):
-    """A 1-element array: S over the terms (SPEC §2), or sqrt(S) * two_e."""
+    """A 1-element array: S over the terms (docs/contract.md §2), or sqrt(S) * two_e."""
     xp, dtype = dev.xp, x.dtype
     t, n, sfx = dtype.type, x.shape[0], _sfx(dtype)
     out = xp.empty(1, dtype)

@@ -281,7 +281,8 @@ class Geometry:
             out.append(room // self.stride[a] + 1)
         self.out = tuple(out)
         self.in_hw, self.k_hw = tuple(in_hw), tuple(k_hw)
-        if max(self.stride + self.dilation + self.pad + self.out) > MAX_DIM:  # before any allocation
+        # before any allocation
+        if max(self.stride + self.dilation + self.pad + self.out) > MAX_DIM:
             raise ValueError(f"reproblas.{routine}: strides, paddings, dilations and output sizes "
                              f"must be at most 2**30, got stride {self.stride}, padding "
                              f"{self.pad}, dilation {self.dilation}, output {self.out}")
