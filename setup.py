@@ -78,12 +78,12 @@ extensions = [
 
 
 class build_py_with_cuda_sources(build_py):
-    """Also ships the CUDA kernels and the C headers they include (crlibm_py/_cuda_src/):
-    CuPy compiles them with NVRTC at run time (crlibm_py/_cuda.py)."""
+    """Also ships the CUDA kernels and the C headers they include (repro_runtime/_cuda_src/):
+    they are compiled with NVRTC at run time (repro_runtime/nvrtc.py)."""
 
     def run(self):
         super().run()
-        dest = Path(self.build_lib) / "crlibm_py" / "_cuda_src"
+        dest = Path(self.build_lib) / "repro_runtime" / "_cuda_src"
         for d in ("cuda", "c/common", "c/crlibm", "c/reproblas"):
             for p in Path("src", d).rglob("*"):
                 if p.suffix in (".cu", ".cuh", ".h") and "emu" not in p.parts:

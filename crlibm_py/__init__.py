@@ -1,15 +1,15 @@
 """Correctly rounded float32 elementary functions.
 
 ``crlibm_py.exp(x)`` and friends return, for every float32 input, the float32
-nearest to the exact value (ties to even), on every CPU code path; see SPEC §1
+nearest to the exact value (ties to even), on every CPU code path; see docs/contract.md §1
 and ``docs/``. Each function is a thin wrapper over a NumPy ufunc
 (``crlibm_py.ufuncs['exp']`` is the ufunc ``cr_exp``), so ``out=``, ``where=``,
 broadcasting and strided inputs work as they do for NumPy's functions.
 """
+from repro_runtime.util import package_path
+
 from ._api import FUNCTIONS, cos, erf, exp, log, rsqrt, sin, tanh, ufuncs
 from ._ufuncs import best_isa, isa_names, isa_supported
-
-from ._common import package_path
 
 __all__ = ["exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "ufuncs", "FUNCTIONS",
            "best_isa", "isa_names", "isa_supported"]

@@ -3,8 +3,11 @@ import os
 
 import numpy as np
 
+from repro_runtime import cuda as rt_cuda
+from repro_runtime.knobs import isa_from_code
+from repro_runtime.util import short_repr
+
 from . import _cuda, _ufuncs
-from ._common import isa_from_code, short_repr
 
 ufuncs = dict(_ufuncs.ufuncs)
 FUNCTIONS = tuple(_ufuncs.function_names())
@@ -106,7 +109,7 @@ def _as_float32_input(x, fname):
 
 def _check_out(out, fname):
     """A TypeError unless out is a float32 array: NumPy would cast the results to another
-    dtype outside the library, under the caller's FTZ/DAZ bits (SPEC §0)."""
+    dtype outside the library, under the caller's FTZ/DAZ bits (docs/contract.md §0)."""
     target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     dtype = getattr(target, "dtype", None)
     if isinstance(dtype, np.dtype) and dtype.newbyteorder("=") != np.float32:
@@ -119,13 +122,13 @@ def _make(fname):
     ufunc = ufuncs[fname]
 
     def wrapper(x, out=None, **kwargs):
-        if _cuda.is_device_array(x):  # our CUDA kernel, result on x's device
+        if rt_cuda.is_device_array(x):  # our CUDA kernel, result on x's device
             if kwargs:
                 raise TypeError(f"crlibm_py.{fname}: {', '.join(kwargs)} is not supported for "
                                 f"GPU arrays (only out=)")
-            dev = _cuda.device()
+            dev = rt_cuda.device()
             x = _as_float32_input(dev.as_array(x), fname)
-            with _cuda.on_device(x):
+            with rt_cuda.on_device(x):
                 return _cuda.apply(dev, fname, x, out)
         check_isa_env()
         x = _as_float32_input(x, fname)

@@ -1,4 +1,4 @@
-"""Reproducible BLAS: every result is defined bit for bit (SPEC §2-§3).
+"""Reproducible BLAS: every result is defined bit for bit (docs/contract.md §2-§3).
 
 Reductions add their terms in a documented, fixed order, selected with
 ``order="sequential"`` (left to right, the default) or ``order="pairwise"``
@@ -8,13 +8,14 @@ code path and CPU. See docs/reproblas.md.
 Environment (read at every call): ``REPROBLAS_NUM_THREADS`` (default: all
 CPUs of this process), ``REPROBLAS_ISA`` (``scalar``, ``avx2``, ``avx512``).
 """
-from crlibm_py._common import package_path
+from repro_runtime.util import package_path
 
-from ._api import ORDERS, asum, axpy, dot, iamax, nrm2, scal, sum
 from ._core import best_isa, isa_names
 from ._conv import conv2d, conv2d_grad_bias, conv2d_grad_input, conv2d_grad_weight
+from ._level1 import asum, axpy, dot, iamax, nrm2, scal, sum
 from ._level23 import gemm, gemv, ger, matmul
 from ._solve import trsm, trsv
+from ._validate import ORDERS
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
            "isa_names", "gemm", "gemv", "ger", "matmul", "trsv", "trsm", "conv2d",

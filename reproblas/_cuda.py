@@ -1,17 +1,18 @@
-"""CUDA backend of reproblas: launch geometry and host-side joins for the
-kernels of src/cuda/reproblas.cu (loaded by crlibm_py._cuda).
+"""CUDA backend: launch geometry for the kernels of src/cuda/reproblas.cu.
 
-Every function takes a *device* (``xp`` + ``function(name)``, see
-crlibm_py/_cuda.py) and arrays of that device whose dtype and shape the
-public layer (_api.py, _level23.py) has already checked. The bits are the
-CPU's: the kernels run SPEC's terms in SPEC's order; this layer only decides
-who computes which aligned block, which never changes an operation.
+The kernel launchers take a *device* (``xp`` + ``function(name)``, see
+repro_runtime/cuda.py) and arrays of that device; ``CudaBackend`` is the backend
+protocol (reproblas/_backend.py) over them, receiving arguments that the public
+routines have checked (reproblas/_validate.py). The bits are the CPU's: the
+kernels run the contract's terms in its order; this layer only decides who
+computes which aligned block, which never changes an operation.
 """
 import numpy as np
+from repro_runtime.cuda import THREADS, grid_1d, on_device, register_kernels
 
-from crlibm_py._cuda import THREADS, grid_1d, on_device
+from . import _fp, _order, _validate
 
-from . import _fp
+register_kernels("rb_", "reproblas")
 
 TERMS = {"sum": 0, "asum": 1, "dot": 2, "nrm2": 3}
 PIECE = 2048       # terms per pairwise item at least (THREADS leaves of 8)
@@ -29,18 +30,17 @@ def _sfx(dtype):
 
 
 def pairwise_items(n):
-    """(piece, items): SPEC's pairwise tree over n terms as aligned power-of-two
-    items, n's binary expansion largest block first, each block cut into items
-    of min(block, piece) terms (the kernels find their item from n and piece:
-    rb_pairwise_item in level1.cuh)."""
+    """(piece, items): the pairwise tree over n terms as aligned power-of-two items
+    (reproblas/_order.py), each block of n's binary expansion cut into items of
+    min(block, piece) terms; the kernels find their item from n and piece."""
     piece = PIECE
     while n // piece > MAX_ITEMS:
         piece *= 2
-    return piece, sum(max(1, (1 << b) // piece) for b in range(n.bit_length()) if n >> b & 1)
+    return piece, _order.pieces(n, piece)
 
 
 def _ordered_sum(dev, term, x, y, scale, order, two_e=None):
-    """A 1-element array: S over the terms (SPEC §2), or sqrt(S) * two_e."""
+    """A 1-element array: S over the terms (docs/contract.md §2), or sqrt(S) * two_e."""
     xp, dtype = dev.xp, x.dtype
     t, n, sfx = dtype.type, x.shape[0], _sfx(dtype)
     out = xp.empty(1, dtype)
@@ -164,171 +164,6 @@ def ger(dev, alpha, x, y, a):
     return a
 
 
-# ---- public routines on device arrays (called by _api.py / _level23.py) ----
-# Same checks and semantics as the NumPy path; results are device arrays
-# (reductions: 0-d arrays, as CuPy's own reductions return).
-
-def _checked(dev, routine, names, arrays, ndims, optional=()):
-    """The arrays on dev, checked like the NumPy path's; None stays None for the names in
-    `optional` (absent operands) and is a TypeError for the others."""
-    from . import _api, _level23
-    out = {}
-    for name, a, nd in zip(names, arrays, ndims):
-        if a is None and name in optional:
-            continue
-        if a is None:
-            _level23._matrix(a, name, routine)  # raises the NumPy path's TypeError
-        try:
-            a = dev.as_array(a)
-        except TypeError as e:
-            raise TypeError(f"reproblas.{routine}: {name}: {e} (CuPy cannot use it)") from None
-        out[name] = _level23._matrix(a, name, routine, ndim=nd, xp=dev.xp)
-    _api._same_dtype(routine, **out)
-    devices = {getattr(a.device, "id", None) for a in out.values()} - {None}
-    if len(devices) > 1:
-        raise ValueError(f"reproblas.{routine}: the operands are on different GPUs "
-                         f"{sorted(devices)}; copy them to one device first")
-    return [out.get(name) for name in names]
-
-
-def _on_device(arrays):
-    return on_device(next(a for a in arrays if a is not None))
-
-
-def api_reduction(dev, routine, x, y, order):
-    from . import _api
-    _api._order(order)
-    x, y = _checked(dev, routine, ("x", "y"), (x, y), (1, 1), optional=("y",))
-    if y is not None:
-        _api._same_length(routine, x, y)
-        y = dev.xp.ascontiguousarray(y)
-    with _on_device([x]):
-        return reduce(dev, routine, dev.xp.ascontiguousarray(x), y, order)
-
-
-def api_iamax(dev, x):
-    (x,) = _checked(dev, "iamax", ("x",), (x,), (1,))
-    if x.shape[0] == 0:
-        raise ValueError("reproblas.iamax: x is empty, it has no largest element")
-    with _on_device([x]):
-        return iamax(dev, dev.xp.ascontiguousarray(x))
-
-
-def api_axpy(dev, alpha, x, y):
-    from . import _api
-    caller_y = y  # in place: the caller's object is returned (a torch tensor stays one)
-    x, y = _checked(dev, "axpy", ("x", "y"), (x, y), (1, 1))
-    _api._same_length("axpy", x, y)
-    a = _api._scalar(alpha, y.dtype, "axpy")[0]
-    with _on_device([x]):
-        work = y if y.flags.c_contiguous else dev.xp.ascontiguousarray(y)
-        xc = dev.xp.ascontiguousarray(x)
-        if dev.xp.may_share_memory(xc, work):
-            xc = xc.copy()  # y is written while x is read: read the old values
-        axpy(dev, a, xc, work)
-        if work is not y:
-            y[...] = work
-    return caller_y
-
-
-def api_scal(dev, alpha, x):
-    from . import _api
-    caller_x = x
-    (x,) = _checked(dev, "scal", ("x",), (x,), (1,))
-    a = _api._scalar(alpha, x.dtype, "scal")[0]
-    with _on_device([x]):
-        work = x if x.flags.c_contiguous else dev.xp.ascontiguousarray(x)
-        scal(dev, a, work)
-        if work is not x:
-            x[...] = work
-    return caller_x
-
-
-def _result(dev, c, shape, dtype, overwrite, needs_old, routine, name):
-    """Where the kernel writes: c itself (overwrite), or a new C-ordered array."""
-    xp = dev.xp
-    if c is None:
-        return xp.empty(shape, dtype)
-    if c.shape != shape:
-        raise ValueError(f"reproblas.{routine}: {name} has shape {c.shape}, expected {shape}")
-    if overwrite:
-        return c
-    out = xp.empty(shape, dtype)
-    if needs_old:
-        out[...] = c
-    return out
-
-
-def api_gemm(dev, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, order,
-             routine="gemm"):
-    from . import _api
-    _api._order(order)
-    caller_c = c
-    a, b, c = _checked(dev, routine, ("a", "b", "c"), (a, b, c), (2, 2, 2), optional=("c",))
-    al = _api._scalar(alpha, a.dtype, routine)[0]
-    be = _api._scalar(beta, a.dtype, routine, "beta")[0]
-    m, ka = (a.shape[1], a.shape[0]) if trans_a else a.shape
-    kb, n = (b.shape[1], b.shape[0]) if trans_b else b.shape
-    if ka != kb:
-        raise ValueError(f"reproblas.{routine}: op(a) is {m}x{ka} but op(b) is {kb}x{n}: the "
-                         f"inner dimensions differ (check trans_a/trans_b)")
-    reads_c = not _fp.zero_bits(be)
-    if c is None and reads_c:
-        raise ValueError(f"reproblas.{routine}: beta != 0 needs c")
-    with _on_device([a]):
-        out = _result(dev, c, (m, n), a.dtype, overwrite_c, reads_c, routine, "c")
-        if c is not None and overwrite_c:  # results must use the old a, b
-            a, b = (dev.xp.array(v, copy=True) if dev.xp.may_share_memory(v, c) else v
-                    for v in (a, b))
-        gemm(dev, order, al, a, trans_a, b, trans_b, be, out)
-    return caller_c if out is c and routine == "gemm" else out
-
-
-def api_gemv(dev, alpha, a, x, beta, y, trans, overwrite_y, order):
-    caller_y = y
-    a, x, y = _checked(dev, "gemv", ("a", "x", "y"), (a, x, y), (2, 1, 1), optional=("y",))
-    m = a.shape[1] if trans else a.shape[0]
-    if y is not None and y.shape != (m,):
-        raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
-    out = api_gemm(dev, alpha, a, x[:, None], beta, None if y is None else y[:, None],
-                   trans, False, overwrite_y, order, routine="gemv")
-    return caller_y if y is not None and overwrite_y else out[:, 0]
-
-
-def api_ger(dev, alpha, x, y, a, overwrite_a):
-    from . import _api
-    caller_a = a
-    x, y, a = _checked(dev, "ger", ("x", "y", "a"), (x, y, a), (1, 1, 2), optional=("a",))
-    al = _api._scalar(alpha, x.dtype, "ger")[0]
-    shape = (x.shape[0], y.shape[0])
-    with _on_device([x]):
-        if a is None:
-            out = dev.xp.zeros(shape, x.dtype)
-        else:
-            out = _result(dev, a, shape, x.dtype, overwrite_a, True, "ger", "a")
-            x, y = (dev.xp.array(v, copy=True) if dev.xp.may_share_memory(v, out) else v
-                    for v in (x, y))
-        ger(dev, al, dev.xp.ascontiguousarray(x), dev.xp.ascontiguousarray(y), out)
-    return caller_a if out is a else out
-
-
-def api_matmul(dev, a, b, order):
-    """NumPy matmul shapes; every batch entry an independent gemm (alpha 1, beta 0)."""
-    from . import _api
-    from ._level23 import _matmul_shapes, _matmul_unpromote
-    _api._order(order)
-    a, b = _checked(dev, "matmul", ("a", "b"), (a, b), (getattr(a, "ndim", 2),
-                                                          getattr(b, "ndim", 2)))
-    xp = dev.xp
-    a2, b2, batch, (m, k, n) = _matmul_shapes(a, b)
-    out = xp.empty(batch + (m, n), a.dtype)
-    ab, bb = xp.broadcast_to(a2, batch + (m, k)), xp.broadcast_to(b2, batch + (k, n))
-    with _on_device([a]):
-        for idx in np.ndindex(*batch):
-            gemm(dev, order, 1, ab[idx], False, bb[idx], False, 0, out[idx])
-    return _matmul_unpromote(out, a, b)
-
-
 # ---- triangular solves and convolutions (src/cuda/reproblas/trsm.cuh, conv.cuh) ----
 
 def trsm(dev, order, right, lower, trans, unit, alpha, a, x):
@@ -365,40 +200,11 @@ def _trsm_carry(dev, order, mat, x, r0, r1):
     sequential, one gemm (its S is each element's fma chain so far); pairwise,
     one perfect tree per aligned block of r0's binary expansion, largest first
     (r0 is a multiple of the power-of-two TRSM_BLOCK)."""
-    if order == "sequential":
-        blocks = [(0, r0)]
-    else:
-        blocks = [(r0 & ~((1 << (b + 1)) - 1), 1 << b)
-                  for b in range(r0.bit_length() - 1, -1, -1) if r0 >> b & 1]
+    blocks = [(0, r0)] if order == "sequential" else _order.blocks(r0)
     carry = dev.xp.empty((len(blocks), r1 - r0, x.shape[1]), x.dtype)
     for c, (k0, size) in zip(carry, blocks):
         gemm(dev, order, 1, mat[r0:r1, k0:k0 + size], False, x[k0:k0 + size], False, 0, c)
     return carry
-
-
-def api_trsm(dev, routine, alpha, a, b, side, lower, trans, unit, order, overwrite_b):
-    """trsv (b 1-D, alpha None) and trsm on device arrays, with _solve.py's checks (the
-    bool options arrive checked)."""
-    from . import _api, _solve
-    _api._order(order)
-    caller_b = b
-    right = _solve._side(side) if routine == "trsm" else 0
-    a, b = _checked(dev, routine, ("a", "b"), (a, b), (2, 1 if routine == "trsv" else 2))
-    al = None if alpha is None else _api._scalar(alpha, a.dtype, routine)[0]
-    b2 = b[:, None] if b.ndim == 1 else b
-    size = b2.shape[1] if right else b2.shape[0]
-    what = (f"b has {size} elements" if routine == "trsv" else
-            f"b has shape {b.shape}, side={'right' if right else 'left'}")
-    _solve._square(a, routine, size, what)
-    with _on_device([a]):
-        # the right-hand sides unit-stride (coalesced), always a fresh copy
-        x = dev.xp.array(b2.T if right else b2, order="C", copy=True)
-        trsm(dev, order, right, lower, trans, unit, al, a, x)
-        result = x.T if right else x
-        if overwrite_b:
-            b2[...] = result
-            return caller_b
-        return dev.xp.ascontiguousarray(result).reshape(b.shape)
 
 
 def _conv_geo(dev, shape_x, shape_w, g, groups):
@@ -419,34 +225,6 @@ def _conv_launch(dev, name, order, dtype, images, groups, channels, positions, a
                          f"the batch or the image")
     kind = "seq" if order == "sequential" else "pw"
     dev.function(f"rb_{name}_{kind}_{_sfx(dtype)}")(grid, (THREADS,), args)
-
-
-def _conv_operands(dev, routine, order, names, arrays, ndims):
-    from . import _api
-    _api._order(order)
-    checked = _checked(dev, routine, names, arrays, ndims, optional=("bias",))
-    return [None if v is None else dev.xp.ascontiguousarray(v) for v in checked]
-
-
-def api_conv2d(dev, input, weight, bias, stride, padding, dilation, groups, order):
-    from . import _conv
-    x, w, b = _conv_operands(dev, "conv2d", order, ("input", "weight", "bias"),
-                             (input, weight, bias), (4, 4, 1))
-    groups, g, shape = _conv._conv2d_setup(x, w, b, stride, padding, dilation, groups)
-    with _on_device([x]):
-        y = dev.xp.empty(shape, x.dtype)
-        if y.size:
-            geo = _conv_geo(dev, x.shape, w.shape, g, groups)
-            kernel, threads, (bm, bn) = _conv2d_gemm_tiles(x.dtype, shape[1] // groups)
-            grid = (-(-(shape[1] // groups) // bm), -(-shape[2] * shape[3] // bn),
-                    shape[0] * groups)
-            if order == "sequential" and grid[1] <= 65535 and grid[2] <= 65535:
-                _conv2d_gemm(dev, kernel, threads, geo, x, w, b, g, grid, y)
-            else:
-                _conv_launch(dev, "conv2d", order, x.dtype, shape[0], groups,
-                             shape[1] // groups, shape[2] * shape[3],
-                             (geo, x, w, w if b is None else b, np.int32(b is not None), y))
-    return y
 
 
 def _conv2d_gemm_tiles(dtype, channels):
@@ -475,49 +253,184 @@ def _conv2d_gemm(dev, kernel, threads, geo, x, w, b, g, grid, y):
         geo, dev.xp.asarray(table), x, w, t(0 if b is None else 1), y))
 
 
-def api_conv2d_grad_input(dev, grad_output, weight, input_shape, stride, padding, dilation,
-                          groups, order):
-    from . import _conv
-    gy, w = _conv_operands(dev, "conv2d_grad_input", order, ("grad_output", "weight"),
-                           (grad_output, weight), (4, 4))
-    groups, g, shape = _conv._grad_input_setup(gy, w, input_shape, stride, padding, dilation,
-                                               groups)
-    with _on_device([gy]):
-        gx = dev.xp.empty(shape, gy.dtype)
-        if gx.size:
-            geo = _conv_geo(dev, shape, w.shape, g, groups)
-            _conv_launch(dev, "conv2d_grad_input", order, gy.dtype, shape[0], groups,
-                         shape[1] // groups, shape[2] * shape[3], (geo, gy, w, gx))
-    return gx
+# ---- the backend protocol (reproblas/_backend.py) on device arrays ----
+# Results are device arrays (reductions: 0-d arrays, as CuPy's own reductions return).
+
+_ORDER_NAMES = {code: name for name, code in _validate.ORDERS.items()}
 
 
-def api_conv2d_grad_weight(dev, input, grad_output, weight_shape, stride, padding, dilation,
-                           groups, order):
-    from . import _conv
-    x, gy = _conv_operands(dev, "conv2d_grad_weight", order, ("input", "grad_output"),
-                           (input, grad_output), (4, 4))
-    groups, g, shape = _conv._grad_weight_setup(x, gy, weight_shape, stride, padding,
-                                                dilation, groups)
-    with _on_device([x]):
-        gw = dev.xp.empty(shape, x.dtype)
-        if gw.size:
-            geo = _conv_geo(dev, x.shape, shape, g, groups)
-            _conv_launch(dev, "conv2d_grad_weight", order, x.dtype, 1, groups,
-                         shape[0] // groups, shape[1] * shape[2] * shape[3], (geo, x, gy, gw))
-    return gw
-
-
-def api_conv2d_grad_bias(dev, grad_output, order):
-    """The plain terms grad_y[n, k, p, q] over (n, p, q): a gemv with ones, as on the CPU
-    (g * 1 = g and fma(g, 1, S) = S + g exactly)."""
-    (gy,) = _conv_operands(dev, "conv2d_grad_bias", order, ("grad_output",), (grad_output,),
-                           (4,))
-    n, k, p, q = gy.shape
+def _result(dev, c, shape, dtype, overwrite, needs_old):
+    """Where the kernel writes: c itself (overwrite), or a new C-ordered array."""
     xp = dev.xp
-    with _on_device([gy]):
-        gb = xp.empty(k, gy.dtype)
-        if k:
-            a = xp.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(k, -1)
-            gemm(dev, order, 1, a, False, xp.ones((a.shape[1], 1), gy.dtype), False, 0,
-                 gb[:, None])
-    return gb
+    if c is None:
+        return xp.empty(shape, dtype)
+    if overwrite:
+        return c
+    out = xp.empty(shape, dtype)
+    if needs_old:
+        out[...] = c
+    return out
+
+
+def _unshared(dev, out, *inputs):
+    """The inputs, each copied if it may share memory with out (results use the old
+    values; out is written block by block)."""
+    return [dev.xp.array(v, copy=True) if dev.xp.may_share_memory(v, out) else v
+            for v in inputs]
+
+
+class CudaBackend:
+    """Checked arguments on one device (CuPy's, or the emulator's in the tests)."""
+    scalars = False  # 0-d results stay device arrays
+
+    def __init__(self, dev):
+        self.dev, self.xp = dev, dev.xp
+
+    def as_array(self, x, name, routine):
+        try:
+            return self.dev.as_array(x)
+        except TypeError as e:
+            raise TypeError(f"reproblas.{routine}: {name}: {e} (CuPy cannot use it)") from None
+
+    # ---- level 1 ----
+
+    def reduce(self, routine, order, x, y):
+        xp = self.xp
+        if y is not None:
+            y = xp.ascontiguousarray(y)
+        with on_device(x):
+            return reduce(self.dev, routine, xp.ascontiguousarray(x), y, _ORDER_NAMES[order])
+
+    def iamax(self, x):
+        with on_device(x):
+            return iamax(self.dev, self.xp.ascontiguousarray(x))
+
+    def axpy(self, alpha, x, y):
+        xp = self.xp
+        with on_device(x):
+            work = y if y.flags.c_contiguous else xp.ascontiguousarray(y)
+            xc = xp.ascontiguousarray(x)
+            if xp.may_share_memory(xc, work):
+                xc = xc.copy()  # y is written while x is read: read the old values
+            axpy(self.dev, alpha[0], xc, work)
+            if work is not y:
+                y[...] = work
+
+    def scal(self, alpha, x):
+        with on_device(x):
+            work = x if x.flags.c_contiguous else self.xp.ascontiguousarray(x)
+            scal(self.dev, alpha[0], work)
+            if work is not x:
+                x[...] = work
+
+    # ---- levels 2 and 3 ----
+
+    def gemm(self, order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c):
+        with on_device(a):
+            out = _result(self.dev, c, shape, a.dtype, overwrite, reads_c)
+            if c is not None and overwrite:  # results must use the old a, b
+                a, b = _unshared(self.dev, c, a, b)
+            gemm(self.dev, _ORDER_NAMES[order], alpha[0], a, trans_a, b, trans_b, beta[0], out)
+        return out
+
+    def gemv(self, order, alpha, a, trans, x, beta, y, m, overwrite, reads_y):
+        c = None if y is None else y[:, None]
+        return self.gemm(order, alpha, a, trans, x[:, None], False, beta, c, (m, 1), overwrite,
+                         reads_y)[:, 0]
+
+    def ger(self, alpha, x, y, a, shape, overwrite):
+        xp = self.xp
+        with on_device(x):
+            if a is None:
+                out = xp.zeros(shape, x.dtype)
+            else:
+                out = _result(self.dev, a, shape, x.dtype, overwrite, True)
+                x, y = _unshared(self.dev, out, x, y)
+            ger(self.dev, alpha[0], xp.ascontiguousarray(x), xp.ascontiguousarray(y), out)
+        return out
+
+    def matmul(self, order, a2, b2, batch, mkn):
+        """Every batch entry an independent gemm (alpha 1, beta 0)."""
+        m, k, n = mkn
+        xp, name = self.xp, _ORDER_NAMES[order]
+        out = xp.empty(batch + (m, n), a2.dtype)
+        ab, bb = xp.broadcast_to(a2, batch + (m, k)), xp.broadcast_to(b2, batch + (k, n))
+        with on_device(a2):
+            for idx in np.ndindex(*batch):
+                gemm(self.dev, name, 1, ab[idx], False, bb[idx], False, 0, out[idx])
+        return out
+
+    # ---- solves ----
+
+    def trsm(self, order, right, lower, trans, unit, alpha, a, b, overwrite):
+        """trsv (b 1-D, alpha None) and trsm: b itself when overwrite, else a new array."""
+        xp = self.xp
+        b2 = b[:, None] if b.ndim == 1 else b
+        with on_device(a):
+            # the right-hand sides unit-stride (coalesced), always a fresh copy
+            x = xp.array(b2.T if right else b2, order="C", copy=True)
+            trsm(self.dev, _ORDER_NAMES[order], right, lower, trans, unit,
+                 None if alpha is None else alpha[0], a, x)
+            result = x.T if right else x
+            if overwrite:
+                b2[...] = result
+                return b
+            return xp.ascontiguousarray(result).reshape(b.shape)
+
+    # ---- convolutions ----
+
+    def conv2d(self, order, x, w, b, groups, g, shape):
+        dev, xp, name = self.dev, self.xp, _ORDER_NAMES[order]
+        x, w = xp.ascontiguousarray(x), xp.ascontiguousarray(w)
+        b = None if b is None else xp.ascontiguousarray(b)
+        with on_device(x):
+            y = xp.empty(shape, x.dtype)
+            if y.size:
+                geo = _conv_geo(dev, x.shape, w.shape, g, groups)
+                kernel, threads, (bm, bn) = _conv2d_gemm_tiles(x.dtype, shape[1] // groups)
+                grid = (-(-(shape[1] // groups) // bm), -(-shape[2] * shape[3] // bn),
+                        shape[0] * groups)
+                if name == "sequential" and grid[1] <= 65535 and grid[2] <= 65535:
+                    _conv2d_gemm(dev, kernel, threads, geo, x, w, b, g, grid, y)
+                else:
+                    _conv_launch(dev, "conv2d", name, x.dtype, shape[0], groups,
+                                 shape[1] // groups, shape[2] * shape[3],
+                                 (geo, x, w, w if b is None else b, np.int32(b is not None), y))
+        return y
+
+    def conv2d_grad_input(self, order, gy, w, groups, g, shape):
+        dev, xp = self.dev, self.xp
+        gy, w = xp.ascontiguousarray(gy), xp.ascontiguousarray(w)
+        with on_device(gy):
+            gx = xp.empty(shape, gy.dtype)
+            if gx.size:
+                geo = _conv_geo(dev, shape, w.shape, g, groups)
+                _conv_launch(dev, "conv2d_grad_input", _ORDER_NAMES[order], gy.dtype, shape[0],
+                             groups, shape[1] // groups, shape[2] * shape[3], (geo, gy, w, gx))
+        return gx
+
+    def conv2d_grad_weight(self, order, x, gy, groups, g, shape):
+        dev, xp = self.dev, self.xp
+        x, gy = xp.ascontiguousarray(x), xp.ascontiguousarray(gy)
+        with on_device(x):
+            gw = xp.empty(shape, x.dtype)
+            if gw.size:
+                geo = _conv_geo(dev, x.shape, shape, g, groups)
+                _conv_launch(dev, "conv2d_grad_weight", _ORDER_NAMES[order], x.dtype, 1, groups,
+                             shape[0] // groups, shape[1] * shape[2] * shape[3],
+                             (geo, x, gy, gw))
+        return gw
+
+    def conv2d_grad_bias(self, order, gy):
+        """The plain terms grad_y[n, k, p, q] over (n, p, q): a gemv with ones, as on the
+        CPU (g * 1 = g and fma(g, 1, S) = S + g exactly)."""
+        xp = self.xp
+        gy = xp.ascontiguousarray(gy)
+        n, k, p, q = gy.shape
+        with on_device(gy):
+            gb = xp.empty(k, gy.dtype)
+            if k:
+                a = xp.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(k, -1)
+                gemm(self.dev, _ORDER_NAMES[order], 1, a, False,
+                     xp.ones((a.shape[1], 1), gy.dtype), False, 0, gb[:, None])
+        return gb

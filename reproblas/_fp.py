@@ -1,5 +1,5 @@
 """Bit-level reads of float scalars. A comparison or np.frexp in Python runs in the
-caller's floating-point environment, where DAZ reads a subnormal as 0 (SPEC §0 says
+caller's floating-point environment, where DAZ reads a subnormal as 0 (docs/contract.md §0 says
 results must not depend on it): these read the bits instead."""
 import struct
 

@@ -1,61 +1,21 @@
-"""Public triangular solves: trsv, trsm (SPEC §3), NumPy arrays.
+"""Public triangular solves: trsv, trsm (contract §3).
 
 Argument names and defaults follow scipy.linalg.blas ``?trsv`` / ``?trsm``
 (``lower``, ``trans``/``trans_a``, ``side``), with ``unit_diagonal`` spelled out
-(scipy's ``diag``) and the right-hand side named ``b`` in both. Checks reuse
-the level-2/3 helpers; the C core (level3.h rb_trsm) reads A and writes X
-through element strides, so any layout works without a copy of A.
+(scipy's ``diag``) and the right-hand side named ``b`` in both. Each routine checks
+its arguments once (_validate.py) and runs on the backend of its arrays' device
+(_backend.py); the C core (level3.h rb_trsm) reads A and writes X through element
+strides, so any layout works without a copy of A.
 """
-import numpy as np
-
-from . import _api, _core, _cuda
-from ._level23 import _elements, _matrix, _output, _unshared
-
-_SIDES = {"left": 0, "l": 0, 0: 0, "right": 1, "r": 1, 1: 1}
+from . import _backend
+from . import _validate as V
 
 
 def _flags(routine, lower, trans, unit_diagonal, overwrite_b):
-    """The bool options of trsv/trsm, checked once for both backends."""
+    """The bool options of trsv/trsm."""
     names = ("lower", "trans" if routine == "trsv" else "trans_a", "unit_diagonal", "overwrite_b")
-    return [_api._flag(v, name, routine)
+    return [V.flag(v, name, routine)
             for v, name in zip((lower, trans, unit_diagonal, overwrite_b), names)]
-
-
-def _side(side):
-    # only a str or a true int names a side (not 1.0, True, a list or an array)
-    key = None
-    if isinstance(side, str):
-        key = side.lower()
-    elif isinstance(side, (int, np.integer)) and not isinstance(side, bool):
-        key = int(side)
-    if key not in _SIDES:
-        raise ValueError(f"reproblas.trsm: side={side!r}: use 'left' (or 0: op(a) @ x = alpha*b) "
-                         f"or 'right' (or 1: x @ op(a) = alpha*b)")
-    return _SIDES[key]
-
-
-def _square(a, routine, size, what):
-    if a.shape != (size, size):
-        raise ValueError(f"reproblas.{routine}: a has shape {a.shape} but must be square "
-                         f"{size}x{size} ({what})")
-
-
-def _solve(routine, order, right, lower, trans, unit, alpha, a, b, overwrite_b):
-    """X (b's shape) through the core: b itself when overwrite_b, else a new array."""
-    out = _output(b, overwrite_b, "b", routine, True)
-    (a,) = _unshared(out, a)
-    work2 = out[:, None] if out.ndim == 1 else out
-    work, (b_rs, b_cs) = _elements(work2)
-    a, (a_rs, a_cs) = _elements(a)
-    m, n = work.shape
-    _core.trsm(_api._order(order), right, lower, trans, unit, alpha, a, a_rs, a_cs, work, m, n,
-               b_rs, b_cs, _api._isa(), _api._threads())
-    if work is not work2:
-        work2[...] = work
-    if overwrite_b and out is not b:
-        b[...] = out
-        return b
-    return out
 
 
 def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequential",
@@ -93,14 +53,15 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     """
     lower, trans, unit_diagonal, overwrite_b = _flags("trsv", lower, trans, unit_diagonal,
                                                       overwrite_b)
-    if (dev := _api._backend(a, b)) is not np:
-        return _cuda.api_trsm(dev, "trsv", None, a, b, 0, lower, trans, unit_diagonal, order,
-                              overwrite_b)
-    a = _matrix(a, "a", "trsv")
-    b = _matrix(b, "b", "trsv", ndim=1)
-    _api._same_dtype("trsv", a=a, b=b)
-    _square(a, "trsv", b.shape[0], f"b has {b.shape[0]} elements")
-    return _solve("trsv", order, False, lower, trans, unit_diagonal, None, a, b, overwrite_b)
+    caller_b = b
+    be = _backend.select(a, b)
+    a, b = V.operands(be, "trsv", ("a", "b"), (a, b), (2, 1))
+    V.square(a, "trsv", b.shape[0], f"b has {b.shape[0]} elements")
+    if overwrite_b:
+        V.writeable(b, "b", "trsv", True)
+    code = V.order(order)
+    x = be.trsm(code, 0, lower, trans, unit_diagonal, None, a, b, overwrite_b)
+    return caller_b if overwrite_b else x
 
 
 def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=False, *,
@@ -136,14 +97,15 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     """
     lower, trans_a, unit_diagonal, overwrite_b = _flags("trsm", lower, trans_a, unit_diagonal,
                                                         overwrite_b)
-    if (dev := _api._backend(a, b)) is not np:
-        return _cuda.api_trsm(dev, "trsm", alpha, a, b, side, lower, trans_a, unit_diagonal,
-                              order, overwrite_b)
-    right = _side(side)
-    a = _matrix(a, "a", "trsm")
-    b = _matrix(b, "b", "trsm")
-    _api._same_dtype("trsm", a=a, b=b)
-    al = _api._scalar(alpha, a.dtype, "trsm")
+    caller_b = b
+    be = _backend.select(a, b)
+    right = V.side(side)
+    a, b = V.operands(be, "trsm", ("a", "b"), (a, b), (2, 2))
+    al = V.scalar(alpha, a.dtype, "trsm")
     size = b.shape[1] if right else b.shape[0]
-    _square(a, "trsm", size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
-    return _solve("trsm", order, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b)
+    V.square(a, "trsm", size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
+    if overwrite_b:
+        V.writeable(b, "b", "trsm", True)
+    code = V.order(order)
+    x = be.trsm(code, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b)
+    return caller_b if overwrite_b else x

@@ -16,7 +16,7 @@ import cuda_emu  # noqa: E402
 
 
 class EmuDevice:
-    """The device object of crlibm_py/_cuda.py over the host emulation."""
+    """The device object of repro_runtime/cuda.py over the host emulation."""
     xp = np
     max_blocks = 8  # blocks run in turn on 2 cores: grid-stride loops do the rest
 
@@ -56,8 +56,8 @@ def gpu_or_skip():
             raise RuntimeError("no device")
     except Exception as e:
         pytest.skip(f"no CUDA GPU available ({e}): GPU tests skipped")
-    from crlibm_py import _cuda
-    return _cuda.device()
+    from repro_runtime import cuda
+    return cuda.device()
 
 
 def same_bits(got, expected):

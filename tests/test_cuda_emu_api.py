@@ -6,7 +6,7 @@ import pytest
 
 import crlibm_py
 import reproblas
-from crlibm_py import _cuda
+from repro_runtime import cuda as rt_cuda, nvrtc
 from cuda_support import EmuArray, EmuDevice, emu_array, same_bits
 
 
@@ -18,7 +18,7 @@ def _emu():
 @pytest.fixture
 def gpu(_emu, monkeypatch):
     """Route 'GPU' arrays (EmuArray) to the emulated device."""
-    monkeypatch.setattr(_cuda, "_device", [_emu])
+    monkeypatch.setattr(rt_cuda, "_device", [_emu])
     return _emu
 
 
@@ -43,7 +43,7 @@ def test_without_cupy_or_gpu_a_device_array_is_a_clear_error(monkeypatch):
         pass
     except Exception:  # CuPy without a usable GPU
         pass
-    monkeypatch.setattr(_cuda, "_device", [])
+    monkeypatch.setattr(rt_cuda, "_device", [])
     x = emu_array(np.ones(4, np.float32))
     for call in (crlibm_py.exp, reproblas.sum):
         with pytest.raises(RuntimeError, match="CuPy is not installed|no usable CUDA GPU"):
@@ -111,12 +111,12 @@ def test_kernel_cache_key_follows_every_included_file(tmp_path):
     """CuPy caches modules by code string: ours embeds a digest of all sources."""
     import shutil
     root = tmp_path / "src"
-    shutil.copytree(_cuda.source_root() / "cuda", root / "cuda")
-    shutil.copytree(_cuda.source_root() / "c", root / "c")
-    before = _cuda.sources_digest(root)
+    shutil.copytree(nvrtc.source_root() / "cuda", root / "cuda")
+    shutil.copytree(nvrtc.source_root() / "c", root / "c")
+    before = nvrtc.sources_digest(root)
     header = root / "c" / "crlibm" / "fputil.h"
     header.write_text(header.read_text() + "\n")
-    assert _cuda.sources_digest(root) != before
+    assert nvrtc.sources_digest(root) != before
 
 
 def test_missing_operands_on_the_device_path(gpu):
@@ -129,3 +129,65 @@ def test_missing_operands_on_the_device_path(gpu):
                  lambda: reproblas.conv2d(x4, None), lambda: reproblas.conv2d(None, x4)):
         with pytest.raises(TypeError, match="NoneType"):
             call()
+
+
+def test_device_path_raises_the_host_paths_errors(gpu):
+    """Arguments are checked once, before the backend is called: a bad call on GPU
+    arrays raises the exception, with the message, of the same call on NumPy arrays."""
+    f32 = np.float32
+    a, b, c = np.ones((4, 3), f32), np.ones((3, 5), f32), np.ones((4, 5), f32)
+    v3, v4, v5 = np.ones(3, f32), np.ones(4, f32), np.ones(5, f32)
+    t = np.tril(np.ones((4, 4), f32)) + 3 * np.eye(4, dtype=f32)
+    x4, w4 = np.ones((1, 2, 5, 5), f32), np.ones((3, 2, 3, 3), f32)
+    calls = [
+        ("sum", (a,), {}), ("dot", (v3, v4), {}), ("nrm2", (v3,), {"order": "tree"}),
+        ("axpy", ("2", v3, v3.copy()), {}), ("scal", (np.float64(2), v3.copy()), {}),
+        ("iamax", (a,), {}), ("gemm", (1.0, a, a), {}), ("gemm", (1.0, a, b, 1.0), {}),
+        ("gemm", (1.0, a, b, 1.0, a), {}), ("gemm", (1.0, a, b), {"order": "tree"}),
+        ("gemv", (1.0, a, v4), {}), ("gemv", (1.0, a, v3, 1.0), {}),
+        ("gemv", (1.0, a, v3, 1.0, v3), {}), ("ger", (1.0, v4, v5, a), {}),
+        ("matmul", (a, v4), {}), ("matmul", (a[None], b[None, None, :2]), {}),
+        ("trsv", (t, v3), {}), ("trsv", (t, v4), {"order": "tree"}),
+        ("trsm", (1.0, t, c), {"side": "up"}), ("trsm", (1.0, t, c), {"side": "right"}),
+        ("conv2d", (x4, w4[:, :1]), {}), ("conv2d", (x4, w4, v4), {}),
+        ("conv2d", (x4, w4), {"padding": "full"}),
+        ("conv2d_grad_input", (np.ones((1, 3, 3, 3), f32), w4, (1, 2, 6, 6)), {}),
+        ("conv2d_grad_weight", (x4, np.ones((1, 3, 3, 3), f32), (3, 2, 4, 3)), {}),
+        ("conv2d_grad_bias", (x4[0],), {}),
+    ]
+    for name, args, kwargs in calls:
+        outcomes = []
+        for wrap in (lambda v: v, emu_array):
+            wrapped = [wrap(v) if isinstance(v, np.ndarray) else v for v in args]
+            with pytest.raises((TypeError, ValueError)) as e:
+                getattr(reproblas, name)(*wrapped, **kwargs)
+            outcomes.append((e.type, str(e.value)))
+        assert outcomes[0] == outcomes[1], (name, outcomes)
+
+
+def test_cupy_device_loads_each_packages_kernels_from_its_file(monkeypatch):
+    """The shared device finds a kernel's file by the prefix its package registered
+    (crlibm_py: cr_ -> crlibm.cu, reproblas: rb_ -> reproblas.cu) and builds each file
+    once per device; CuPy's RawModule and the NVRTC build are stand-ins here."""
+    from types import SimpleNamespace
+    built = []
+    monkeypatch.setattr(nvrtc, "ptx_path", lambda file, arch, options, digest:
+                        built.append((file, arch, digest)) or f"/cache/{file}.ptx")
+
+    class RawModule:
+        def __init__(self, path):
+            self.path = path
+
+        def get_function(self, name):
+            return self.path, name
+
+    gpu = SimpleNamespace(id=0, compute_capability="90")
+    dev = object.__new__(rt_cuda.CupyDevice)  # without CuPy: only its kernel loading
+    dev.xp = SimpleNamespace(RawModule=RawModule, cuda=SimpleNamespace(Device=lambda: gpu))
+    dev._modules, dev._digest = {}, "d0"
+    assert dev.function("cr_exp_f32") == ("/cache/crlibm.ptx", "cr_exp_f32")
+    assert dev.function("rb_gemm_seq_f64") == ("/cache/reproblas.ptx", "rb_gemm_seq_f64")
+    assert dev.function("cr_log_f32") == ("/cache/crlibm.ptx", "cr_log_f32")
+    assert built == [("crlibm", "90", "d0"), ("reproblas", "90", "d0")]
+    with pytest.raises(KeyError, match="no kernel file"):
+        dev.function("xx_unknown")

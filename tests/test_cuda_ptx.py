@@ -4,7 +4,7 @@ import pytest
 
 from cuda_support import nvcc_or_skip
 import ptx_lint
-from crlibm_py import _cuda, _cuda_ptx
+from repro_runtime import nvrtc as rt_nvrtc, ptx as rt_ptx
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +32,8 @@ def test_nvcc_flags_are_the_nvrtc_options():
     spell = {"-ftz=false": "--ftz=false", "-prec-div=true": "--prec-div=true",
              "-prec-sqrt=true": "--prec-sqrt=true", "-std=c++17": "--std=c++17",
              "-diag-suppress=161,1675": "--diag-suppress=161,1675"}
-    assert tuple(spell.get(f, f) for f in ptx_lint.NVCC_FLAGS) == _cuda.NVRTC_OPTIONS
-    assert not any("fast" in f for f in _cuda.NVRTC_OPTIONS)
+    assert tuple(spell.get(f, f) for f in ptx_lint.NVCC_FLAGS) == rt_nvrtc.NVRTC_OPTIONS
+    assert not any("fast" in f for f in rt_nvrtc.NVRTC_OPTIONS)
 
 
 def _nvrtc_or_skip():
@@ -49,26 +49,26 @@ def test_repeated_ftz_option_last_wins():
     and NVRTC honours the last of repeated options."""
     nvrtc = _nvrtc_or_skip()
     code = 'extern "C" __global__ void k(float *y) { y[0] = y[1] * y[2]; }\n'
-    assert _cuda_ptx.lint(nvrtc(code, _cuda.NVRTC_OPTIONS)) == []
+    assert rt_ptx.lint(nvrtc(code, rt_nvrtc.NVRTC_OPTIONS)) == []
     assert any("flush-to-zero" in v for v in
-               _cuda_ptx.lint(nvrtc(code, _cuda.NVRTC_OPTIONS + ("-ftz=true",))))
+               rt_ptx.lint(nvrtc(code, rt_nvrtc.NVRTC_OPTIONS + ("-ftz=true",))))
 
 
 def test_loader_ptx_is_compiled_once_and_checked(tmp_path):
     nvrtc = _nvrtc_or_skip()
-    options = _cuda.nvrtc_options()
-    path = _cuda_ptx.ptx_path("crlibm", "80", options, "d1", nvrtc, tmp_path)
+    options = rt_nvrtc.nvrtc_options()
+    path = rt_nvrtc.ptx_path("crlibm", "80", options, "d1", nvrtc, tmp_path)
     assert ".entry cr_exp_f32" in path.read_text()
 
     def no_compile(code, options):
         raise AssertionError("compiled again")
-    assert _cuda_ptx.ptx_path("crlibm", "80", options, "d1", no_compile, tmp_path) == path
+    assert rt_nvrtc.ptx_path("crlibm", "80", options, "d1", no_compile, tmp_path) == path
 
 
 def test_loader_refuses_ptx_that_breaks_the_contract(tmp_path):
     bad = ".visible .entry k(\n)\n{\n\tmul.rn.ftz.f32 \t%f1, %f2, %f3;\n}\n"
     with pytest.raises(RuntimeError, match="flush-to-zero"):
-        _cuda_ptx.ptx_path("crlibm", "80", (), "d2", lambda code, options: bad, tmp_path)
+        rt_nvrtc.ptx_path("crlibm", "80", (), "d2", lambda code, options: bad, tmp_path)
     assert list(tmp_path.iterdir()) == []  # nothing cached
 
 
@@ -78,7 +78,7 @@ def test_nvrtc_compiles_the_shipped_sources_lint_clean(file, probe):
     """What cupy.RawModule does on a GPU machine: NVRTC, our options, the stub libc
     headers of src/cuda/nvrtc/. Needs only libnvrtc, no GPU."""
     nvrtc = _nvrtc_or_skip()
-    options = list(_cuda.nvrtc_options()) + ["--gpu-architecture=compute_80"]
+    options = list(rt_nvrtc.nvrtc_options()) + ["--gpu-architecture=compute_80"]
     if probe:
         options.append("-DCR_LINT_FMA")
     ptx = nvrtc(f'#include "{file}"\n', options)

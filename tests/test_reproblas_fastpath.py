@@ -1,4 +1,4 @@
-"""The wrappers' fast path for common small calls (reproblas/_api.py _reduction;
+"""The wrappers' fast path for common small calls (reproblas/_level1.py _reduction;
 _core.product_plain for gemv, gemm and matmul): operands that _core.plain accepts
 (NumPy arrays of one native float32/float64 dtype, C- or Fortran-contiguous,
 aligned) with default arguments skip the general checks. Each call here runs
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import reproblas as rb
-from reproblas import _api, _core
+from reproblas import _backend, _core
 import test_reproblas_reference as ref
 
 DTYPES = [np.float32, np.float64]
@@ -67,8 +67,8 @@ def test_fast_path_is_taken_for_plain_operands(monkeypatch):
     """With plain operands the general checks (starting at _backend) never run;
     with any other operand they do."""
     calls = []
-    real_backend = _api._backend
-    monkeypatch.setattr(_api, "_backend", lambda *a: calls.append(1) or real_backend(*a))
+    real_backend = _backend.select
+    monkeypatch.setattr(_backend, "select", lambda *a: calls.append(1) or real_backend(*a))
     x, a, b = np.ones(5, np.float32), np.ones((3, 5), np.float32), np.ones((5, 2), np.float32)
     rb.dot(x, x), rb.sum(x, order="pairwise"), rb.nrm2(x), rb.asum(x)
     rb.gemv(2.0, a, x), rb.gemv(1.0, a.T.copy(), x, trans=True)

@@ -1,7 +1,7 @@
 """Compile the CUDA kernels with nvcc and lint their PTX against SPEC §0.
 
 Two builds per kernel file and architecture:
-  - the shipped build (the NVRTC options of crlibm_py/_cuda.py): PTX, then
+  - the shipped build (the NVRTC options of repro_runtime/nvrtc.py): PTX, then
     ptxas for the same architecture, so the whole device compile is checked;
     its PTX may hold no approximate, flush-to-zero, tensor-core or
     floating-point-atomic instruction;
@@ -21,12 +21,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from crlibm_py._cuda_ptx import lint  # noqa: E402  (the rules, shared with the loader)
+from repro_runtime.ptx import lint  # noqa: E402  (the rules, shared with the loader)
 
 SRC = ROOT / "src"
 KERNEL_FILES = ("crlibm.cu", "reproblas.cu")
 ARCHS = ("sm_80", "sm_90")
-# nvcc spellings of crlibm_py._cuda.NVRTC_OPTIONS (kept equal by a test).
+# nvcc spellings of repro_runtime.nvrtc.NVRTC_OPTIONS (kept equal by a test).
 NVCC_FLAGS = ("--fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17",
               "-diag-suppress=161,1675")
 

@@ -48,16 +48,16 @@ def _source():
 
 
 def _module(cp):
-    from crlibm_py import _cuda, _cuda_ptx
+    from repro_runtime import nvrtc, ptx
     arch = cp.cuda.Device().compute_capability
-    ptx = _cuda_ptx.cupy_nvrtc(_source(), _cuda.nvrtc_options()
-                               + (f"--gpu-architecture=compute_{arch}",))
-    bad = _cuda_ptx.lint(ptx)
+    text = nvrtc.cupy_nvrtc(_source(), nvrtc.nvrtc_options()
+                            + (f"--gpu-architecture=compute_{arch}",))
+    bad = ptx.lint(text)
     if bad:
         sys.exit(f"tune_cuda_gemm: the PTX breaks the contract: {bad[:3]}")
     path = os.path.join(tempfile.mkdtemp(), "tune.ptx")
     with open(path, "w") as f:
-        f.write(ptx)
+        f.write(text)
     return cp.RawModule(path=path)
 
 

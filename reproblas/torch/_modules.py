@@ -5,7 +5,7 @@ both directions; only forward (and with it backward) runs on reproblas.
 """
 import torch
 
-from reproblas import _api
+from reproblas import _validate
 
 from ._functions import conv2d, linear
 
@@ -14,7 +14,7 @@ class _Reproducible:
     """What both modules add to their torch parent: `order` and the constructor from it."""
 
     def _set_order(self, order):
-        _api._order(order)
+        _validate.order(order)
         self.order = order
 
     def extra_repr(self):
@@ -129,7 +129,7 @@ def convert(module, *, order="sequential"):
     ValueError
         A Conv2d with a padding_mode other than 'zeros', or an unknown order.
     """
-    _api._order(order)
+    _validate.order(order)
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"reproblas.torch.convert: module must be a torch.nn.Module, got "
                         f"{type(module).__name__}")

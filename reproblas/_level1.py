@@ -1,0 +1,209 @@
+"""Public level-1 routines: sum, asum, dot, nrm2, iamax, axpy, scal (contract §2-§3).
+
+Each routine checks its arguments once (_validate.py) and runs on the backend of
+its arrays' device (_backend.py). Plain NumPy operands of the reductions take a
+fast path straight into the C core, whose own test (_core.plain) accepts only
+what the checks would.
+"""
+from . import _backend, _core, _cpu
+from . import _validate as V
+
+
+def _reduction(routine, x, y, order):
+    if (_core.plain(x, 1) if y is None else
+            _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0]):
+        # fast path: operands that pass every check below, used as they are
+        return _core.reduce(routine, V.order(order), x, y, _cpu.isa(), _cpu.threads())
+    be = _backend.select(x, y)
+    code = V.order(order)
+    x, y = V.operands(be, routine, ("x", "y"), (x, y), (1, 1), optional=("y",), check=V.vector)
+    if y is not None:
+        V.same_length(routine, x, y)
+    return be.reduce(routine, code, x, y)
+
+
+def sum(x, order="sequential"):
+    """Sum of the elements of x, added in a fixed order.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        1-D array of float32 or float64 (any stride).
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2): 'sequential' (default) adds left to right,
+        'pairwise' uses the fixed binary tree.
+
+    Returns
+    -------
+    numpy.float32 or numpy.float64
+        The sum, of x's dtype. An empty x gives +0; one element gives that element.
+
+    Raises
+    ------
+    TypeError
+        x is not a float32/float64 NumPy array.
+    ValueError
+        x is not 1-D, or `order` is unknown.
+
+    Examples
+    --------
+    >>> t = np.array([1.0, 1e16, -1e16, 1.0, 1.0])
+    >>> reproblas.sum(t), reproblas.sum(t, order="pairwise")
+    (np.float64(2.0), np.float64(1.0))
+    """
+    return _reduction("sum", x, None, order)
+
+
+def asum(x, order="sequential"):
+    """Sum of the absolute values of x, added in a fixed order.
+
+    The terms are ``abs(x_k)``; otherwise as :func:`reproblas.sum`.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        1-D array of float32 or float64.
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2): 'sequential' (default) adds left to right,
+        'pairwise' uses the fixed binary tree.
+
+    Returns
+    -------
+    numpy.float32 or numpy.float64
+        The sum of ``abs(x_k)``, of x's dtype.
+    """
+    return _reduction("asum", x, None, order)
+
+
+def dot(x, y, order="sequential"):
+    """Dot product of x and y in a fixed order.
+
+    The terms are the products ``x_k*y_k``. 'sequential' starts from the rounded
+    product ``x_0*y_0`` and adds each further product exactly with one fma
+    (``S = fma(x_k, y_k, S)``); 'pairwise' rounds each product, then adds them with
+    the fixed tree.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        1-D arrays of the same length and the same dtype (float32 or float64).
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2): 'sequential' (default) adds left to right,
+        'pairwise' uses the fixed binary tree.
+
+    Returns
+    -------
+    numpy.float32 or numpy.float64
+        The dot product, of the arrays' dtype (+0 for empty arrays).
+
+    Raises
+    ------
+    TypeError
+        Not float32/float64 NumPy arrays, or mixed dtypes.
+    ValueError
+        Not 1-D, lengths differ, or `order` is unknown.
+    """
+    if y is None:  # to _reduction, None means "no second vector": reject it here
+        V.vector(y, "y", "dot")
+    return _reduction("dot", x, y, order)
+
+
+def nrm2(x, order="sequential"):
+    """Euclidean norm of x, scaled by a power of two so that it does not overflow.
+
+    With ``e`` the exponent of ``max abs(x_k)`` (clamped to the normal range), the
+    result is ``sqrt(S) * 2**e`` where S is the ordered sum of the squares of
+    ``x_k * 2**-e``. NaN if any element is NaN, +inf if any is infinite, +0 for an
+    empty or all-zero x. Computed in x's dtype throughout.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        1-D array of float32 or float64.
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2): 'sequential' (default) adds left to right,
+        'pairwise' uses the fixed binary tree.
+
+    Returns
+    -------
+    numpy.float32 or numpy.float64
+        The norm, of x's dtype.
+    """
+    return _reduction("nrm2", x, None, order)
+
+
+def iamax(x):
+    """Index of the element of largest absolute value.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        1-D array of float32 or float64, not empty.
+
+    Returns
+    -------
+    int
+        0-based index of the first NaN if x has one, else the smallest index k
+        with ``abs(x[k])`` maximal.
+
+    Raises
+    ------
+    ValueError
+        x is empty (like :func:`numpy.argmax`) or not 1-D.
+    """
+    be = _backend.select(x)
+    (x,) = V.operands(be, "iamax", ("x",), (x,), (1,), check=V.vector)
+    if x.shape[0] == 0:
+        raise ValueError("reproblas.iamax: x is empty, it has no largest element")
+    return be.iamax(x)
+
+
+def axpy(alpha, x, y):
+    """y <- alpha*x + y in place, each element with one fma.
+
+    ``y[k] = fma(alpha, x[k], y[k])``: no shortcut for alpha = 0 (``0*inf`` is NaN).
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        A Python float/int (rounded to the arrays' dtype) or a NumPy scalar of that dtype.
+    x : numpy.ndarray
+        1-D array of float32 or float64. If it shares memory with y, the old values are used.
+    y : numpy.ndarray
+        1-D writeable array of the same length and dtype; updated in place.
+
+    Returns
+    -------
+    numpy.ndarray
+        y.
+    """
+    caller_y = y  # in place: the caller's object is returned (a torch tensor stays one)
+    be = _backend.select(x, y)
+    x, y = V.operands(be, "axpy", ("x", "y"), (x, y), (1, 1), check=V.vector)
+    V.same_length("axpy", x, y)
+    V.writeable(y, "y", "axpy", False)
+    be.axpy(V.scalar(alpha, y.dtype, "axpy"), x, y)
+    return caller_y
+
+
+def scal(alpha, x):
+    """x <- alpha*x in place (each element one rounded product).
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        A Python float/int (rounded to x's dtype) or a NumPy scalar of that dtype.
+    x : numpy.ndarray
+        1-D writeable array of float32 or float64; updated in place.
+
+    Returns
+    -------
+    numpy.ndarray
+        x.
+    """
+    caller_x = x
+    be = _backend.select(x)
+    (x,) = V.operands(be, "scal", ("x",), (x,), (1,), check=V.vector)
+    V.writeable(x, "x", "scal", False)
+    be.scal(V.scalar(alpha, x.dtype, "scal"), x)
+    return caller_x
