@@ -294,6 +294,16 @@ class BuildExt(build_ext):
         os.makedirs(os.path.dirname(ext_path), exist_ok=True)
         self.copy_file(linked, ext_path)
 
+    def copy_file(self, infile, outfile, *args, **kwargs):
+        """Through a new file renamed over the old one: a process that has the old library
+        loaded keeps its mapping instead of seeing the file rewritten under it."""
+        if self.dry_run or os.path.isdir(outfile):
+            return super().copy_file(infile, outfile, *args, **kwargs)
+        part = outfile + ".part"
+        super().copy_file(infile, part, *args, **kwargs)
+        os.replace(part, outfile)
+        return outfile, 1
+
     def copy_extensions_to_source(self):  # in-place and editable builds
         build_py = self.get_finalized_command("build_py")
         for ext in self.extensions:
@@ -304,9 +314,41 @@ class BuildExt(build_ext):
 
 
 
-if __name__ == "__main__":  # build backends run setup.py as __main__; tests import it
+def cythonize_stale(exts):
+    """Cythonizes the modules whose generated .c is missing, older than its .pyx or a
+    .pxd/.pxi of its package, or made by another Cython or NumPy (build/cython.json); the others
+    compile from their .c. Cython's own check would also compare with NumPy's and Cython's
+    .pxd files, which a fresh pip build environment has just unpacked: a rebuild each time."""
+    import Cython
     from Cython.Build import cythonize
 
-    setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"},
-                                nthreads=os.cpu_count() or 1) + c_libraries,
+    stamp_path = ROOT / "build" / "cython.json"
+    try:
+        stamps = json.loads(stamp_path.read_text())
+    except (OSError, ValueError):
+        stamps = {}
+    made_by = f"Cython {Cython.__version__}, NumPy {numpy.__version__}"
+    stale = []
+    for ext in exts:
+        for pyx in (s for s in ext.sources if s.endswith(".pyx")):
+            inputs = [pyx] + [p for p in Path(pyx).parent.iterdir() if p.suffix in (".pxd", ".pxi")]
+            c = Path(c_file(pyx))
+            if not (c.exists() and stamps.get(str(c)) == made_by
+                    and c.stat().st_mtime_ns >= _newest_mtime(inputs)):
+                stale.append(ext)
+                break
+    if stale:
+        # Only to write the .c files: the extensions keep their own include path and macros.
+        cythonize(stale, compiler_directives={"language_level": "3"}, force=True,
+                  nthreads=os.cpu_count() or 1)
+        stamps.update({c_file(s): made_by for e in stale for s in e.sources if s.endswith(".pyx")})
+        stamp_path.parent.mkdir(exist_ok=True)
+        stamp_path.write_text(json.dumps(stamps, indent=1, sort_keys=True))
+    for ext in exts:
+        ext.sources = [c_file(s) for s in ext.sources]
+    return exts
+
+
+if __name__ == "__main__":  # build backends run setup.py as __main__; tests import it
+    setup(ext_modules=cythonize_stale(extensions) + c_libraries,
           cmdclass={"build_ext": BuildExt, "build_py": build_py_with_cuda_sources})
