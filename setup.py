@@ -19,6 +19,7 @@ for the Python modules (Python's PyMODINIT_FUNC), and the header's API for the
 C ABI libraries. The C ABI libraries stay self-contained (no dependency on
 another internal library), usable with -L<dir> -lreproblas (docs/c_abi.md).
 """
+import functools
 import json
 import os
 import sys
@@ -162,6 +163,13 @@ def compile_plan(exts):
     return plan
 
 
+@functools.lru_cache(maxsize=None)
+def _holds_files(folder):
+    """Whether an include folder can matter (a venv's include/ is empty: which venv runs the
+    build then does not make the objects differ)."""
+    return any(files for _, _, files in os.walk(folder))
+
+
 def _newest_mtime(paths):
     return max(os.stat(p).st_mtime_ns for p in paths)
 
@@ -204,9 +212,10 @@ class BuildExt(build_ext):
         """What decides an object besides its source and headers: the compile command
         (NumPy's headers, in a temporary folder under pip, stand as NumPy's version)."""
         np_inc = numpy.get_include()
-        incs = [f"numpy-{numpy.__version__}" if d == np_inc else d for d in include_dirs]
-        return json.dumps([self.compiler.compiler_so, self.compiler.include_dirs,
-                           self.compiler.macros, incs, macros, OBJECT_FLAGS, source])
+        incs = [f"numpy-{numpy.__version__}" if d == np_inc else d
+                for d in self.compiler.include_dirs + include_dirs if _holds_files(d)]
+        return json.dumps([self.compiler.compiler_so, self.compiler.macros, incs, macros,
+                           OBJECT_FLAGS, source])
 
     def is_fresh(self, obj, signature):
         """The object exists, was compiled by this command, and is newer than every file
