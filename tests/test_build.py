@@ -77,13 +77,12 @@ def test_shared_c_files_have_one_compile_command(setup_py):
     assert listed.count("src/c/common/isa.c") == 5
 
 
+EXPORT = '__attribute__((visibility("default")))'
 MINI = {
     "common.h": "int shared_value(void);\n",
     "common.c": '#include "common.h"\nint shared_value(void) { return 41; }\n',
-    "a.c": '#include "common.h"\n'
-           '__attribute__((visibility("default"))) int a_value(void) { return shared_value() + 1; }\n',
-    "b.c": '#include "common.h"\n'
-           '__attribute__((visibility("default"))) int b_value(void) { return shared_value() + 2; }\n',
+    "a.c": f'#include "common.h"\n{EXPORT} int a_value(void) {{ return shared_value() + 1; }}\n',
+    "b.c": f'#include "common.h"\n{EXPORT} int b_value(void) {{ return shared_value() + 2; }}\n',
 }
 
 
