@@ -58,7 +58,12 @@ int rb_stop_poll(void) {
   const long t = now_ns();
   if (t < c->next_ns) return 0;
   c->next_ns = t + RB_STOP_POLL_MS * 1000000L;
-  if (!c->hook(c->arg)) return 0;
+  /* the hook may run Python code: whatever it does to the floating-point
+   * environment, the kernels go on in theirs */
+  const cr_fenv_t env = cr_fenv_enter();
+  const int stop = c->hook(c->arg);
+  cr_fenv_leave(env);
+  if (!stop) return 0;
   c->stopped = 1;
   if (flag) __atomic_store_n(flag, 1, __ATOMIC_RELAXED); /* the other threads' items */
   return 1;
