@@ -30,15 +30,17 @@ static void cr_loop_data_free(NpyAuxData *d) { (void)d; }
 static NpyAuxData *cr_loop_data_clone(NpyAuxData *d) { return d; }
 
 /* Ctrl-C. NumPy runs the loop without the GIL, in one call for a contiguous
- * array of any size; Python runs signal handlers in the main thread only. So
- * there, a long loop goes in chunks, and between chunks (at most every
- * CR_POLL_NS) takes the GIL to run the pending handlers: when one raises
+ * array of any size (in buffers of a few thousand elements when it casts);
+ * Python runs signal handlers in the main thread only. So there the loop goes
+ * in chunks, and after a chunk, at most every CR_POLL_NS (over successive
+ * calls too), takes the GIL to run the pending handlers: when one raises
  * (KeyboardInterrupt), the loop returns -1 with that error set, which NumPy
  * raises; the output is then partly written. Each element's value does not
  * depend on the chunk it is in. */
 #define CR_CHUNK ((npy_intp)1 << 20)
-#define CR_POLL_NS 20000000L
+#define CR_POLL_NS 50000000L /* taking the GIL can wait Python's 5 ms switch interval */
 static unsigned long cr_main_thread; /* threading.main_thread().ident, set at import */
+static long cr_next_poll;            /* read and written by the main thread only */
 
 static long cr_now_ns(void) {
   struct timespec t;
@@ -51,18 +53,18 @@ static int cr_loop(PyArrayMethod_Context *context, char *const *args, const npy_
   (void)context;
   const cr_loop_data *d = (const cr_loop_data *)data;
   const npy_intp n = dims[0];
-  if (n <= CR_CHUNK || PyThread_get_thread_ident() != cr_main_thread) {
+  if (PyThread_get_thread_ident() != cr_main_thread) {
     cr_apply_strided(d->fn, d->isa, args[0], steps[0], args[1], steps[1], (size_t)n);
     return 0;
   }
-  long next = cr_now_ns() + CR_POLL_NS;
   for (npy_intp i = 0; i < n; i += CR_CHUNK) {
     const npy_intp m = n - i < CR_CHUNK ? n - i : CR_CHUNK;
     cr_apply_strided(d->fn, d->isa, args[0] + i * steps[0], steps[0], args[1] + i * steps[1],
                      steps[1], (size_t)m);
-    if (i + m < n && cr_now_ns() >= next) {
-      next = cr_now_ns() + CR_POLL_NS;
-      const PyGILState_STATE gil = PyGILState_Ensure();
+    const long now = cr_now_ns();
+    if (now >= cr_next_poll) {
+      cr_next_poll = now + CR_POLL_NS;
+      const PyGILState_STATE gil = PyGILState_Ensure(); /* also when NumPy kept the GIL */
       const int rc = PyErr_CheckSignals();
       PyGILState_Release(gil);
       if (rc != 0) return -1;

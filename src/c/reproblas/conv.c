@@ -210,9 +210,10 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
   rb_parallel((int)parts, conv_part, &s);
   cr_fenv_leave(saved);
   free(packed);
+  if (rb_stopped()) return RB_STOPPED; /* skipped parts set no status */
   for (int p = 0; p < parts; ++p)
     if (s.status[p] != 0) return -2;
-  return rb_stopped() ? RB_STOPPED : 0;
+  return 0;
 }
 
 /* Blocked so that both the rows read and the rows written stay in cache. */

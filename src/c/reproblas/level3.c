@@ -262,9 +262,10 @@ int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *
   else
     RB_GEMM_RUN(f64, double);
   cr_fenv_leave(saved);
+  if (rb_stopped()) return RB_STOPPED; /* skipped parts set no status */
   for (int p = 0; p < parts; ++p)
     if (s.status[p] != 0) return -2;
-  return rb_stopped() ? RB_STOPPED : 0;
+  return 0;
 }
 
 int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k,

@@ -26,7 +26,9 @@ void rb_parallel(int parts, rb_part_fn fn, void *ctx);
  * and the entry point returns RB_STOPPED, with its outputs partly written.
  * The core knows nothing of Python: the hook is the Cython layer's. A thread
  * with no context (every C ABI call) is never stopped. */
-enum { RB_STOPPED = -3, RB_STOP_POLL_MS = 20 };
+/* 50 ms: a hook that takes the Python GIL can wait up to Python's switch
+ * interval (5 ms) for it while another thread runs Python code. */
+enum { RB_STOPPED = -3, RB_STOP_POLL_MS = 50 };
 
 typedef struct rb_stop_ctx {
   int (*hook)(void *arg);

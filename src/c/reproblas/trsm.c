@@ -85,7 +85,8 @@ int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans
   else
     RB_TRSM_RUN(f64, double);
   cr_fenv_leave(saved);
+  if (rb_stopped()) return RB_STOPPED; /* skipped parts set no status */
   for (int p = 0; p < parts; ++p)
     if (s.status[p] != 0) return -2;
-  return rb_stopped() ? RB_STOPPED : 0;
+  return 0;
 }
