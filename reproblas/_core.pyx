@@ -50,9 +50,9 @@ import threading
 
 # Ctrl-C during a call. Python runs signal handlers in the main thread only, so
 # the hook asks nothing elsewhere (and never waits for the GIL there). In the
-# main thread the core calls it every few milliseconds of a call (thread.h);
-# when a handler raised (KeyboardInterrupt), the call stops between work items,
-# its output partly written, and the exception propagates.
+# main thread the core calls it at most every 50 ms of a call (thread.h); when
+# a handler raised (KeyboardInterrupt), the call stops between work items, its
+# output partly written, and the exception propagates.
 cdef unsigned long _main_thread = threading.main_thread().ident
 
 
