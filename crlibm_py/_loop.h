@@ -8,6 +8,7 @@
 #define CRLIBM_PY_LOOP_H
 
 #include <stdlib.h>
+#include <time.h>
 
 #include <numpy/dtype_api.h>
 #include <numpy/ufuncobject.h>
@@ -28,11 +29,47 @@ static int cr_last_loop_isa = -1; /* written under the GIL; read by the tests */
 static void cr_loop_data_free(NpyAuxData *d) { (void)d; }
 static NpyAuxData *cr_loop_data_clone(NpyAuxData *d) { return d; }
 
+/* Ctrl-C. NumPy runs the loop without the GIL, in one call for a contiguous
+ * array of any size (in buffers of a few thousand elements when it casts);
+ * Python runs signal handlers in the main thread only. So there the loop goes
+ * in chunks, and after a chunk, at most every CR_POLL_NS (over successive
+ * calls too), takes the GIL to run the pending handlers: when one raises
+ * (KeyboardInterrupt), the loop returns -1 with that error set, which NumPy
+ * raises; the output is then partly written. Each element's value does not
+ * depend on the chunk it is in. */
+#define CR_CHUNK ((npy_intp)1 << 20)
+#define CR_POLL_NS 50000000L /* taking the GIL can wait Python's 5 ms switch interval */
+static unsigned long cr_main_thread; /* threading.main_thread().ident, set at import */
+static long cr_next_poll;            /* read and written by the main thread only */
+
+static long cr_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
 static int cr_loop(PyArrayMethod_Context *context, char *const *args, const npy_intp *dims,
                    const npy_intp *steps, NpyAuxData *data) {
   (void)context;
   const cr_loop_data *d = (const cr_loop_data *)data;
-  cr_apply_strided(d->fn, d->isa, args[0], steps[0], args[1], steps[1], (size_t)dims[0]);
+  const npy_intp n = dims[0];
+  if (PyThread_get_thread_ident() != cr_main_thread) {
+    cr_apply_strided(d->fn, d->isa, args[0], steps[0], args[1], steps[1], (size_t)n);
+    return 0;
+  }
+  for (npy_intp i = 0; i < n; i += CR_CHUNK) {
+    const npy_intp m = n - i < CR_CHUNK ? n - i : CR_CHUNK;
+    cr_apply_strided(d->fn, d->isa, args[0] + i * steps[0], steps[0], args[1] + i * steps[1],
+                     steps[1], (size_t)m);
+    const long now = cr_now_ns();
+    if (now >= cr_next_poll) {
+      cr_next_poll = now + CR_POLL_NS;
+      const PyGILState_STATE gil = PyGILState_Ensure(); /* also when NumPy kept the GIL */
+      const int rc = PyErr_CheckSignals();
+      PyGILState_Release(gil);
+      if (rc != 0) return -1;
+    }
+  }
   return 0;
 }
 

@@ -45,6 +45,10 @@ cdef extern from "numpy/ufuncobject.h":
 cdef extern from "_loop.h":
     int cr_add_loop(object ufunc, int fn) except -1
     int cr_last_loop_isa
+    unsigned long cr_main_thread
+
+import threading
+cr_main_thread = threading.main_thread().ident
 
 
 def last_loop_isa():

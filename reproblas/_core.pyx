@@ -29,6 +29,55 @@ cdef extern from "isa.h":
 cdef extern from "thread.h":
     int rb_cpu_count()
     unsigned long rb_pool_moves()
+    ctypedef struct rb_stop_ctx:
+        int (*hook)(void *arg) noexcept nogil
+        void *arg
+    void rb_stop_begin(rb_stop_ctx *ctx)
+    int rb_stop_end(rb_stop_ctx *ctx)
+
+cdef extern from "Python.h":
+    ctypedef int PyGILState_STATE
+    PyGILState_STATE PyGILState_Ensure() nogil
+    void PyGILState_Release(PyGILState_STATE state) nogil
+    # called with the GIL taken by PyGILState_Ensure; the error it sets stays set
+    int _check_signals "PyErr_CheckSignals"() nogil
+    void *PyErr_Occurred()
+
+cdef extern from "pythread.h":
+    unsigned long PyThread_get_thread_ident() nogil
+
+import threading
+
+# Ctrl-C during a call. Python runs signal handlers in the main thread only, so
+# the hook asks nothing elsewhere (and never waits for the GIL there). In the
+# main thread the core calls it at most every 50 ms of a call (thread.h); when
+# a handler raised (KeyboardInterrupt), the call stops between work items, its
+# output partly written, and the exception propagates.
+cdef unsigned long _main_thread = threading.main_thread().ident
+
+
+cdef int _stop_hook(void *arg) noexcept nogil:
+    if PyThread_get_thread_ident() != _main_thread:
+        return 0
+    cdef PyGILState_STATE state = PyGILState_Ensure()
+    cdef int rc = _check_signals()
+    PyGILState_Release(state)
+    return rc != 0
+
+
+cdef inline void _stop_begin(rb_stop_ctx *ctx) noexcept:
+    ctx.hook = _stop_hook
+    ctx.arg = NULL
+    rb_stop_begin(ctx)
+
+
+cdef int _stop_end(rb_stop_ctx *ctx) except -1:
+    """Raises what a signal handler raised during the call, if the call stopped."""
+    if rb_stop_end(ctx):
+        if PyErr_Occurred() != NULL:
+            return -1  # the handler's exception, still set
+        raise KeyboardInterrupt
+    return 0
 
 cdef extern from "level1.h":
     enum: RB_F32, RB_F64, RB_SEQUENTIAL, RB_PAIRWISE
@@ -120,6 +169,8 @@ def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int is
     cdef void *pout = &out
     cdef int64_t n = x.shape[0]
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         if kind == 0:
             rc = rb_sum(dtype, order, cfg, px, n, pout)
@@ -129,6 +180,7 @@ def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int is
             rc = rb_dot(dtype, order, cfg, px, py, n, pout)
         else:
             rc = rb_nrm2(dtype, order, cfg, px, n, pout)
+    _stop_end(&stop)
     if rc != 0:
         raise RuntimeError(f"reproblas core rejected {routine} (isa={isa}, order={order})")
     return PyArray_Scalar(pout, x.dtype, None)
@@ -142,8 +194,11 @@ def iamax(cnp.ndarray x not None, int isa, int threads):
     cdef const void *px = cnp.PyArray_DATA(x)
     cdef int64_t n = x.shape[0]
     cdef int64_t r
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         r = rb_iamax(dtype, cfg, px, n)
+    _stop_end(&stop)
     if r < -1:
         raise RuntimeError("reproblas core rejected iamax")
     return r
@@ -161,8 +216,11 @@ def axpy(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not N
     cdef void *py = cnp.PyArray_DATA(y)
     cdef int64_t n = y.shape[0]
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         rc = rb_axpy(dtype, cfg, pa, px, py, n)
+    _stop_end(&stop)
     if rc != 0:
         raise RuntimeError("reproblas core rejected axpy")
 
@@ -177,8 +235,11 @@ def scal(cnp.ndarray alpha not None, cnp.ndarray x not None, int isa, int thread
     cdef void *px = cnp.PyArray_DATA(x)
     cdef int64_t n = x.shape[0]
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         rc = rb_scal(dtype, cfg, pa, px, n)
+    _stop_end(&stop)
     if rc != 0:
         raise RuntimeError("reproblas core rejected scal")
 
@@ -300,9 +361,12 @@ def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
     cdef const void *pb = cnp.PyArray_DATA(b)
     cdef void *pc = cnp.PyArray_DATA(c)
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         rc = rb_gemm(dtype, order, cfg, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc,
                      c_rs, c_cs)
+    _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas.gemm: out of memory for the packing buffers")
     if rc != 0:
@@ -400,8 +464,11 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
     cdef const void *pb = cnp.PyArray_DATA(y)
     cdef void *pc = cnp.PyArray_DATA(c)
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         rc = rb_gemm(dtype, code, cfg, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc, n, 1)
+    _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas: out of memory for the packing buffers")
     if rc != 0:
@@ -423,8 +490,11 @@ def ger(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not No
     cdef const void *py = cnp.PyArray_DATA(y)
     cdef void *pa = cnp.PyArray_DATA(a)
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         rc = rb_ger(dtype, cfg, m, n, pal, px, py, pa, a_rs, a_cs)
+    _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas.ger: out of memory")
     if rc != 0:
@@ -482,6 +552,8 @@ def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarra
     cdef const void *pbias = cnp.PyArray_DATA(bias) if bias is not None else NULL
     cdef void *pout = cnp.PyArray_DATA(out)
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         if routine == CONV2D:
             rc = rb_conv2d(dtype, order, cfg, &g, pa, pb, pbias, pout)
@@ -491,6 +563,7 @@ def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarra
             rc = rb_conv2d_grad_weight(dtype, order, cfg, &g, pa, pb, pout)
         else:
             rc = rb_conv2d_grad_bias(dtype, order, cfg, &g, pa, pout)
+    _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas conv: out of memory for the gather buffers")
     if rc != 0:
@@ -524,9 +597,12 @@ def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray a
     cdef const void *pa = cnp.PyArray_DATA(a)
     cdef void *pb = cnp.PyArray_DATA(b)
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         rc = rb_trsm(dtype, order, cfg, right, lower, trans, unit, m, n, pal, pa, a_rs, a_cs,
                      pb, b_rs, b_cs)
+    _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas.trsm: out of memory for the solve panels")
     if rc != 0:
@@ -571,10 +647,13 @@ def matmul(int order, cnp.ndarray a not None, cnp.ndarray a_st not None,
     cdef const void *p1 = cnp.PyArray_DATA(one)
     cdef const void *p0 = cnp.PyArray_DATA(zero)
     cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
     with nogil:
         rc = rb_gemm_batched(dtype, order, cfg, nd, sh, ast, bst, cst, sh[nd], sh[nd + 1], k,
                              p1, pa, ast[nd], ast[nd + 1], pb, bst[nd], bst[nd + 1], p0, pc,
                              cst[nd], cst[nd + 1])
+    _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas.matmul: out of memory for the packing buffers")
     if rc != 0:

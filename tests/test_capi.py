@@ -472,6 +472,126 @@ def solve_conv_error_cases(script):
                f"{out} 8", out=out, expected=np.repeat(f4[:2], 4), before=untouched(np.float32, 8))
 
 
+I64_MAX, I64_MIN = 2**63 - 1, -2**63
+HALF = I64_MAX // 2  # (n - 1) * HALF + 1 elements: beyond any int64_t byte offset for n >= 3
+
+
+def offset_overflow_cases(script):
+    """Increments, leading dimensions and shapes whose largest offset, in bytes, is not
+    an int64_t: the argument's -i and nothing written (the old code read or wrote far
+    outside the operands). Next to them, calls whose operands have one row or one
+    element, where any increment or leading dimension is inside the limit: accepted,
+    with the Python API's bits."""
+    f4 = np.arange(1, 65, dtype=np.float32)
+    x, a3 = script.file(f4), script.file(f4 + 2)  # a3: a triangle with 3 on its diagonal
+    for name in ("sum", "asum", "nrm2"):
+        for n, inc in ((3, HALF), (3, -HALF), (2, I64_MAX), (2, I64_MIN), (2**62, 1),
+                       (2**61, 1)):
+            script.add(f"red {name} s {n} {inc} 0 {x}", rc=-3)
+        for inc in (I64_MAX, I64_MIN, 1):  # one element: offset 0
+            script.add(f"red {name} s 1 {inc} 1 {x}",
+                       value=getattr(reproblas, name)(f4[:1], order="pairwise"))
+        script.add(f"red {name} s 0 {I64_MAX} 0 NULL", value=np.float32(0))
+    script.add(f"red dot s 3 {HALF} 0 {x} {x} 1", rc=-3)
+    script.add(f"red dot s 3 1 0 {x} {x} {-HALF}", rc=-5)
+    script.add(f"red dot s 1 {I64_MAX} 0 {x} {x} {I64_MIN}", value=reproblas.dot(f4[:1], f4[:1]))
+    script.add(f"iamax s 3 {HALF} {x}", rc=-3)
+    script.add(f"iamax s 1 {I64_MIN} {x}", value=0)
+    for line, rc in [(f"axpy s 3 0x1p0 {HALF} 1 X Y OUT", -4),
+                     (f"axpy s 3 0x1p0 1 {-HALF} X Y OUT", -6),
+                     (f"scal s 3 0x1p0 {HALF} Y OUT", -4),
+                     (f"scal s {2**62} 0x1p0 1 Y OUT", -4)]:
+        out = script.out()
+        script.add(line.replace("X", x).replace("Y", x).replace("OUT", out), rc=rc, out=out,
+                   before=f4)
+    expected = f4.copy()
+    expected[0] = np.float32(f4[0] * np.float32(-2) + f4[0])  # one fma, exact here
+    out = script.out()
+    script.add(f"axpy s 1 -0x1p1 {I64_MAX} {I64_MIN} {x} {x} {out}", out=out, expected=expected,
+               before=f4)
+    script.add(f"crlibmhuge exp {2**62} {x}", rc=-3, knobs="crlibm")
+    script.add(f"crlibmhuge exp {2**64 - 1} {x}", rc=-3, knobs="crlibm")
+
+    def gemm(m, n, k, lda, ldb, ldc, rc, layout=ROW, ta=NOTRANS, expected=None):
+        out = script.out()
+        script.add(f"gemm s {layout} {ta} {NOTRANS} {m} {n} {k} -0x1.8p1 {lda} {ldb} 0x0p0 {ldc} "
+                   f"0 {x} {x} {x} {out}", rc=rc, out=out, expected=expected, before=f4)
+
+    gemm(3, 2, 2, HALF, 2, 2, -9)
+    gemm(2, 2, 3, HALF, 2, 2, -9, ta=TRANS)  # A stored k x m
+    gemm(2, 2, 3, 3, HALF, 2, -11)
+    gemm(3, 2, 2, 2, 2, HALF, -14)
+    gemm(2, 3, 2, 2, 3, HALF, -14, layout=COL)
+    # One row of A and C, one row of B: every leading dimension is inside the limit.
+    expected = f4.copy()
+    expected[:4] = reproblas.gemm(-3.0, f4[:1].reshape(1, 1), f4[:4].reshape(1, 4),
+                                  order="sequential").ravel()
+    gemm(1, 4, 1, I64_MAX, I64_MAX, I64_MAX, 0, expected=expected)
+    gemm(0, 4, 3, I64_MAX, 4, I64_MAX, 0, expected=f4)  # C empty: A never read
+    for change, rc in [(dict(lda=HALF), -7), (dict(incx=HALF), -9), (dict(incy=-HALF), -12)]:
+        g = dict(dict(m=3, n=3, lda=3, incx=1, incy=1), **change)
+        out = script.out()
+        script.add(f"gemv s {COL} {NOTRANS} {g['m']} {g['n']} 0x1p0 {g['lda']} {g['incx']} 0x0p0 "
+                   f"{g['incy']} 0 {x} {x} {x} {out}", rc=rc, out=out, before=f4)
+    expected = f4.copy()
+    expected[:1] = reproblas.gemv(1.0, f4[:3].reshape(1, 3), f4[:3], order="sequential")
+    out = script.out()  # one row of A, one element of y: lda and incy are free
+    script.add(f"gemv s {ROW} {NOTRANS} 1 3 0x1p0 {I64_MAX} 1 0x0p0 {I64_MIN} 0 {x} {x} {x} "
+               f"{out}", out=out, expected=expected, before=f4)
+    for change, rc in [(dict(incx=HALF), -6), (dict(incy=-HALF), -8), (dict(lda=HALF), -10)]:
+        g = dict(dict(m=3, n=3, incx=1, incy=1, lda=3), **change)
+        out = script.out()
+        script.add(f"ger s {ROW} {g['m']} {g['n']} 0x1p0 {g['incx']} {g['incy']} {g['lda']} "
+                   f"{x} {x} {x} {out}", rc=rc, out=out, before=f4)
+    expected = f4.copy()
+    a = expected[:2].reshape(1, 2)
+    a[...] = reproblas.ger(1.0, f4[:1], f4[:2], f4[:2].reshape(1, 2).copy())
+    out = script.out()
+    script.add(f"ger s {ROW} 1 2 0x1p0 {I64_MAX} 1 {I64_MAX} {x} {x} {x} {out}", out=out,
+               expected=expected, before=f4)
+    for lda, incx, rc in ((HALF, 1, -7), (3, HALF, -9)):
+        out = script.out()
+        script.add(f"trsv s {ROW} {LOWER} {NOTRANS} {NONUNIT} 3 {lda} {incx} 0 {x} {x} {out}",
+                   rc=rc, out=out, before=f4)
+    expected = f4.copy()
+    expected[:1] = reproblas.trsv(f4[:1].reshape(1, 1) + 2, f4[:1], lower=True)
+    out = script.out()
+    script.add(f"trsv s {ROW} {LOWER} {NOTRANS} {NONUNIT} 1 {I64_MAX} {I64_MIN} 0 {a3} {x} {out}",
+               out=out, expected=expected, before=f4)
+    for lda, ldb, rc in ((HALF, 3, -10), (3, HALF, -12)):
+        out = script.out()
+        script.add(f"trsm s {ROW} {LEFT} {LOWER} {NOTRANS} {NONUNIT} 3 3 0x1p0 {lda} {ldb} 0 "
+                   f"{x} {x} {out}", rc=rc, out=out, before=f4)
+    expected = f4.copy()
+    expected[:1] = reproblas.trsm(1.0, f4[:1].reshape(1, 1) + 2, f4[:1].reshape(1, 1)).ravel()
+    out = script.out()
+    script.add(f"trsm s {ROW} {LEFT} {LOWER} {NOTRANS} {NONUNIT} 1 1 0x1p0 {I64_MAX} {I64_MAX} "
+               f"0 {a3} {x} {out}", out=out, expected=expected, before=f4)
+    # Convolutions: fields up to 2^30, so the products of four of them overflow.
+    big = 1 << 30
+    base = dict(n=1, c=2, h=4, w=4, k=2, r=3, s=3, p=2, q=2, sh=1, sw=1, pt=0, pl=0, dh=1, dw=1,
+                groups=1)
+    huge_x = dict(base, n=big, c=big)  # x: 2^64 elements
+    huge_w = dict(base, k=big, c=big, r=big, p=1, q=2)  # w: 2^92 elements
+    huge_y = dict(base, n=big, k=big, p=big)  # y: 2^91 elements (p is not bounded by h)
+    for fn, last in (("fwd", 6), ("gin", 5), ("gw", 5), ("gb", 4)):
+        shapes = [huge_y] if fn == "gb" else [huge_x, huge_w, huge_y]
+        for shape in shapes:
+            out = script.out()
+            in2 = "NULL" if fn == "gb" else x
+            script.add(f"conv {fn} s {' '.join(map(str, shape.values()))} 0 {x} {in2} NULL "
+                       f"{out} 8", rc=-1, out=out, before=untouched(np.float32, 8))
+    # No batch: x and y are empty, so their huge other sizes are inside the limit.
+    empty = dict(huge_x, n=0)
+    script.add(f"conv fwd s {' '.join(map(str, empty.values()))} 0 NULL {x} NULL NULL 0")
+
+
+def test_offsets_beyond_int64_are_invalid(driver, tmp_path):
+    script = Script(tmp_path)
+    offset_overflow_cases(script)
+    script.run(driver, {"REPROBLAS_NUM_THREADS": "2"})
+
+
 @pytest.fixture(scope="module")
 def full_script(tmp_path_factory):
     script = Script(tmp_path_factory.mktemp("capi_full"))

@@ -24,6 +24,7 @@
  * Return codes of the _n forms:
  *   0   CRLIBM_SUCCESS.
  *   -1  x is NULL and n > 0.    -2  y is NULL and n > 0.   (argument i: -i)
+ *   -3  n > PTRDIFF_MAX / sizeof(float): no array has that many floats.
  *   1   CRLIBM_ERR_ISA_UNKNOWN: CRLIBM_ISA names no CPU path.
  *   2   CRLIBM_ERR_ISA_UNSUPPORTED: CRLIBM_ISA names a path this CPU lacks.
  * On an error nothing is written. crlibm_error_string(code) describes a code.

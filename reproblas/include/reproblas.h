@@ -20,7 +20,9 @@
  *   -i    argument i (1-based, in the prototype's order) is invalid, as LAPACK's
  *         INFO: a negative size, an unknown enum value, an increment of 0, a
  *         leading dimension below its minimum, a NULL pointer to data the call
- *         needs. Nothing was written.
+ *         needs, an increment or leading dimension (the shape, for the
+ *         convolutions) that puts an element the call would touch beyond any
+ *         64-bit byte offset (below). Nothing was written.
  *   1..5  REPROBLAS_ERR_*: the environment or the system, below. Nothing was
  *         written.
  * reproblas_error_string(code) describes any code. No call aborts the process.
@@ -28,7 +30,13 @@
  * Vectors: n elements x[0], x[inc], ..., x[(n-1)*inc]; a negative inc walks the
  * vector backwards from x[(1-n)*inc] as in the reference BLAS; inc = 0 is
  * invalid. Matrices: element (i, j) of a row-major matrix is a[i*lda + j], of a
- * column-major one a[i + j*lda]. Sizes are 64-bit.
+ * column-major one a[i + j*lda]. Sizes are 64-bit. An operand with elements
+ * must be addressable: (its largest element offset + 1) * sizeof(element)
+ * <= INT64_MAX, the offset being (n-1)*|inc| for a vector, (rows-1)*ld +
+ * cols-1 for a row-major matrix (rows-1 + (cols-1)*ld column-major), and
+ * n*c*h*w - 1 for a convolution tensor. Otherwise the call returns the
+ * position of that increment or leading dimension (-1, the shape, for a
+ * convolution) rather than wrap its index arithmetic.
  */
 #ifndef REPROBLAS_H
 #define REPROBLAS_H

@@ -18,6 +18,7 @@
  *        the output starts as a 0xAB pattern that an error must leave)
  *   crlibm <fn> n x out        (the _n form)
  *   crlibm1 <fn> n x out       (the scalar form, element by element)
+ *   crlibmhuge <fn> n x        (the _n form in place on x, for an n beyond x)
  * Scalars alpha/beta are C99 hex floats; enums are their integer values.
  * With DRIVER_HOSTILE_FENV set, every call is made with the rounding mode
  * upward and (on x86) FTZ and DAZ on, and each must leave those as they were.
@@ -268,6 +269,16 @@ static void crlibm(int scalar_form) {
   free(y);
 }
 
+/* The _n form with an n far beyond the operands (x, y: whatever x's file holds):
+ * for arguments the call must refuse before touching memory. */
+static void crlibm_huge(void) {
+  size_t n = (size_t)strtoull(tok[2], NULL, 10), f = 0;
+  while (strcmp(functions[f].name, tok[1]) != 0) ++f;
+  float *x = load(tok[3]);
+  printf("%d\n", functions[f].array(x, x, n));
+  free(x);
+}
+
 int main(void) {
   char line[4096];
   if (getenv("DRIVER_HOSTILE_FENV") != NULL) {
@@ -292,6 +303,7 @@ int main(void) {
     else if (strcmp(tok[0], "conv") == 0) conv();
     else if (strcmp(tok[0], "crlibm") == 0) crlibm(0);
     else if (strcmp(tok[0], "crlibm1") == 0) crlibm(1);
+    else if (strcmp(tok[0], "crlibmhuge") == 0) crlibm_huge();
     else if (strcmp(tok[0], "strerror") == 0)
       printf("%s|%s\n", reproblas_error_string((int)I(1)), crlibm_error_string((int)I(1)));
     else { fprintf(stderr, "unknown command %s\n", tok[0]); return 2; }

@@ -2,6 +2,8 @@
  * (dispatch.c) that the Python ufuncs use. */
 #include "crlibm.h"
 
+#include <stdint.h>
+
 #include "crlibm_core.h"
 #include "env.h"
 
@@ -12,6 +14,7 @@ const char *crlibm_error_string(int code) {
   case CRLIBM_ERR_ISA_UNSUPPORTED: return "CRLIBM_ISA names a CPU path this CPU cannot run";
   case -1: return "x is NULL but n > 0";
   case -2: return "y is NULL but n > 0";
+  case -3: return "n is larger than any float array can be (n * sizeof(float) > PTRDIFF_MAX)";
   default: return "unknown crlibm status code";
   }
 }
@@ -27,6 +30,8 @@ static float cr_capi_one(int fn, float x) {
 static int cr_capi_array(int fn, const float *x, float *y, size_t n) {
   if (n > 0 && x == NULL) return -1;
   if (n > 0 && y == NULL) return -2;
+  /* the kernels form byte offsets i * sizeof(float) as ptrdiff_t */
+  if (n > (size_t)PTRDIFF_MAX / sizeof(float)) return -3;
   int isa;
   int status = capi_isa_from_env("CRLIBM_ISA", &isa);
   if (status != 0) return status;

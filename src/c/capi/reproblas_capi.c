@@ -87,6 +87,42 @@ static int rb_valid_trans(int v) {
   return v == ReproblasNoTrans || v == ReproblasTrans || v == ReproblasConjTrans;
 }
 
+/* Every pointer the core forms is an operand's start plus an element offset
+ * times the element size, in int64_t arithmetic. An operand is addressable
+ * when its largest element offset plus one, in bytes, is an int64_t (and
+ * always when it has no element); an increment or leading dimension that
+ * breaks this names memory no array can occupy, and would wrap the index
+ * arithmetic. The one check, overflow-safe: an nd-dimensional array with
+ * count[d] elements step[d] apart along dimension d (step NULL: C-contiguous,
+ * each step the product of the later counts). */
+static int rb_addressable(int nd, const int64_t *count, const int64_t *step, size_t size) {
+  for (int d = 0; d < nd; ++d)
+    if (count[d] == 0) return 1;
+  int64_t span = 0, inner = 1, t;
+  for (int d = nd - 1; d >= 0; --d) {
+    const int64_t s = step ? step[d] : inner;
+    if (count[d] > 1 && (s == INT64_MIN || __builtin_mul_overflow(count[d] - 1, s < 0 ? -s : s, &t) ||
+                         __builtin_add_overflow(span, t, &span)))
+      return 0;
+    if (!step && d > 0 && __builtin_mul_overflow(inner, count[d], &inner)) return 0;
+  }
+  return !__builtin_add_overflow(span, 1, &span) &&
+         !__builtin_mul_overflow(span, (int64_t)size, &t);
+}
+
+/* A BLAS vector of n elements inc apart. */
+static int rb_vector_ok(int64_t n, int64_t inc, size_t size) {
+  return rb_addressable(1, &n, &inc, size);
+}
+
+/* A stored rows x cols matrix with leading dimension ld. */
+static int rb_matrix_ok(int layout, int64_t rows, int64_t cols, int64_t ld, size_t size) {
+  const int64_t count[2] = {rows, cols};
+  int64_t step[2];
+  rb_strides(layout, ReproblasNoTrans, ld, &step[0], &step[1]);
+  return rb_addressable(2, count, step, size);
+}
+
 /* A contiguous view of a vector: x itself for inc = 1 (unless copy), else a
  * malloc'd copy (*owned set). NULL when memory runs out. */
 static void *rb_gather(const void *x, int64_t n, int64_t inc, size_t size, int copy,
@@ -127,17 +163,17 @@ enum rb_reduction { RB_CAPI_SUM, RB_CAPI_ASUM, RB_CAPI_DOT, RB_CAPI_NRM2 };
 static int rb_capi_reduce(int kind, int dtype, int64_t n, const void *x, int64_t incx,
                           const void *y, int64_t incy, void *result, int order) {
   int shift = kind == RB_CAPI_DOT ? 2 : 0; /* y and incy come before result */
+  size_t size = rb_size(dtype);
   if (n < 0) return -1;
   if (x == NULL && n > 0) return -2;
-  if (incx == 0) return -3;
+  if (incx == 0 || !rb_vector_ok(n, incx, size)) return -3;
   if (kind == RB_CAPI_DOT && y == NULL && n > 0) return -4;
-  if (kind == RB_CAPI_DOT && incy == 0) return -5;
+  if (kind == RB_CAPI_DOT && (incy == 0 || !rb_vector_ok(n, incy, size))) return -5;
   if (result == NULL) return -4 - shift;
   if (!rb_valid_order(order)) return -5 - shift;
   rb_config cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
-  size_t size = rb_size(dtype);
   int own_x, own_y = 0;
   const void *cx = rb_gather(x, n, incx, size, 0, &own_x), *cy = NULL;
   if (cx == NULL && n > 0) return REPROBLAS_ERR_NO_MEMORY;
@@ -163,7 +199,7 @@ static int rb_capi_reduce(int kind, int dtype, int64_t n, const void *x, int64_t
 static int rb_capi_iamax(int dtype, int64_t n, const void *x, int64_t incx, int64_t *index) {
   if (n < 1) return -1;
   if (x == NULL) return -2;
-  if (incx == 0) return -3;
+  if (incx == 0 || !rb_vector_ok(n, incx, rb_size(dtype))) return -3;
   if (index == NULL) return -4;
   rb_config cfg;
   int status = rb_capi_config(&cfg);
@@ -181,16 +217,16 @@ static int rb_capi_iamax(int dtype, int64_t n, const void *x, int64_t incx, int6
 /* axpy (y != NULL: n, alpha, x, incx, y, incy) or scal (y == NULL: n, alpha, x, incx). */
 static int rb_capi_update(int dtype, int64_t n, const void *alpha, const void *x, int64_t incx,
                           void *y, int64_t incy, int is_axpy) {
+  size_t size = rb_size(dtype);
   if (n < 0) return -1;
   if (x == NULL && n > 0) return -3;
-  if (incx == 0) return -4;
+  if (incx == 0 || !rb_vector_ok(n, incx, size)) return -4;
   if (is_axpy && y == NULL && n > 0) return -5;
-  if (is_axpy && incy == 0) return -6;
+  if (is_axpy && (incy == 0 || !rb_vector_ok(n, incy, size))) return -6;
   rb_config cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   if (n == 0) return REPROBLAS_SUCCESS;
-  size_t size = rb_size(dtype);
   void *target = is_axpy ? y : (void *)x;
   int64_t inc = is_axpy ? incy : incx;
   int own_t, own_x = 0;
@@ -221,46 +257,48 @@ static int rb_capi_update(int dtype, int64_t n, const void *alpha, const void *x
 static int rb_capi_gemv(int dtype, int layout, int trans, int64_t m, int64_t n,
                         const void *alpha, const void *a, int64_t lda, const void *x,
                         int64_t incx, const void *beta, void *y, int64_t incy, int order) {
+  size_t size = rb_size(dtype);
   if (!rb_valid_layout(layout)) return -1;
   if (!rb_valid_trans(trans)) return -2;
   if (m < 0) return -3;
   if (n < 0) return -4;
   if (a == NULL && m > 0 && n > 0) return -6;
-  if (!rb_ld_ok(layout, m, n, lda)) return -7;
+  if (!rb_ld_ok(layout, m, n, lda) || !rb_matrix_ok(layout, m, n, lda, size)) return -7;
   int64_t rows = rb_transposed(trans) ? n : m, cols = rb_transposed(trans) ? m : n;
-  if (x == NULL && rows > 0 && cols > 0) return -8;
-  if (incx == 0) return -9;
+  const int64_t nx = rows > 0 ? cols : 0; /* x is read only when y has elements */
+  if (x == NULL && nx > 0) return -8;
+  if (incx == 0 || !rb_vector_ok(nx, incx, size)) return -9;
   if (y == NULL && rows > 0) return -11;
-  if (incy == 0) return -12;
+  if (incy == 0 || !rb_vector_ok(rows, incy, size)) return -12;
   if (!rb_valid_order(order)) return -13;
   rb_config cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
-  size_t size = rb_size(dtype);
   int64_t a_rs, a_cs;
   rb_strides(layout, trans, lda, &a_rs, &a_cs);
   /* x is op(A)'s right-hand cols x 1 matrix, y the rows x 1 result. */
   return rb_capi_status(rb_gemm(dtype, rb_core_order(order), cfg, rows, 1, cols, alpha, a, a_rs,
-                                a_cs, rb_first(x, cols, incx, size), incx, 0, beta,
+                                a_cs, rb_first(x, nx, incx, size), incx, 0, beta,
                                 (void *)rb_first(y, rows, incy, size), incy, 0));
 }
 
 static int rb_capi_ger(int dtype, int layout, int64_t m, int64_t n, const void *alpha,
                        const void *x, int64_t incx, const void *y, int64_t incy, void *a,
                        int64_t lda) {
+  size_t size = rb_size(dtype);
   if (!rb_valid_layout(layout)) return -1;
   if (m < 0) return -2;
   if (n < 0) return -3;
-  if (x == NULL && m > 0 && n > 0) return -5; /* x, y, A are read only when A has elements */
-  if (incx == 0) return -6;
-  if (y == NULL && m > 0 && n > 0) return -7;
-  if (incy == 0) return -8;
-  if (a == NULL && m > 0 && n > 0) return -9;
-  if (!rb_ld_ok(layout, m, n, lda)) return -10;
+  const int any = m > 0 && n > 0; /* x, y, A are read only when A has elements */
+  if (x == NULL && any) return -5;
+  if (incx == 0 || !rb_vector_ok(any ? m : 0, incx, size)) return -6;
+  if (y == NULL && any) return -7;
+  if (incy == 0 || !rb_vector_ok(any ? n : 0, incy, size)) return -8;
+  if (a == NULL && any) return -9;
+  if (!rb_ld_ok(layout, m, n, lda) || !rb_matrix_ok(layout, m, n, lda, size)) return -10;
   rb_config cfg;
   int status = rb_capi_config(&cfg);
-  if (status != 0 || m == 0 || n == 0) return status;
-  size_t size = rb_size(dtype);
+  if (status != 0 || !any) return status;
   int own_x, own_y = 0;
   const void *cx = rb_gather(x, m, incx, size, 0, &own_x);
   const void *cy = cx != NULL ? rb_gather(y, n, incy, size, 0, &own_y) : NULL;
@@ -285,12 +323,16 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
   if (n < 0) return -5;
   if (k < 0) return -6;
   int ta = rb_transposed(trans_a), tb = rb_transposed(trans_b);
+  size_t size = rb_size(dtype);
+  /* A and B are read only when C has elements */
+  const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+  const int64_t used = m > 0 && n > 0;
   if (a == NULL && m > 0 && k > 0) return -8;
-  if (!rb_ld_ok(layout, ta ? k : m, ta ? m : k, lda)) return -9;
+  if (!rb_ld_ok(layout, ar, ac, lda) || !rb_matrix_ok(layout, ar * used, ac, lda, size)) return -9;
   if (b == NULL && k > 0 && n > 0) return -10;
-  if (!rb_ld_ok(layout, tb ? n : k, tb ? k : n, ldb)) return -11;
+  if (!rb_ld_ok(layout, br, bc, ldb) || !rb_matrix_ok(layout, br * used, bc, ldb, size)) return -11;
   if (c == NULL && m > 0 && n > 0) return -13;
-  if (!rb_ld_ok(layout, m, n, ldc)) return -14;
+  if (!rb_ld_ok(layout, m, n, ldc) || !rb_matrix_ok(layout, m, n, ldc, size)) return -14;
   if (!rb_valid_order(order)) return -15;
   rb_config cfg;
   int status = rb_capi_config(&cfg);
@@ -329,13 +371,13 @@ static int rb_capi_trsv(int dtype, int layout, int uplo, int trans, int diag, in
   if (!rb_valid_uplo(uplo)) return -2;
   if (!rb_valid_trans(trans)) return -3;
   if (!rb_valid_diag(diag)) return -4;
+  size_t size = rb_size(dtype);
   if (n < 0) return -5;
   if (a == NULL && n > 0) return -6;
-  if (!rb_ld_ok(layout, n, n, lda)) return -7;
+  if (!rb_ld_ok(layout, n, n, lda) || !rb_matrix_ok(layout, n, n, lda, size)) return -7;
   if (x == NULL && n > 0) return -8;
-  if (incx == 0) return -9;
+  if (incx == 0 || !rb_vector_ok(n, incx, size)) return -9;
   if (!rb_valid_order(order)) return -10;
-  size_t size = rb_size(dtype);
   int own;
   void *work = rb_gather(x, n, incx, size, 0, &own);
   if (work == NULL && n > 0) return REPROBLAS_ERR_NO_MEMORY;
@@ -359,10 +401,13 @@ static int rb_capi_trsm(int dtype, int layout, int side, int uplo, int trans, in
   if (m < 0) return -6;
   if (n < 0) return -7;
   int64_t na = side == ReproblasRight ? n : m;
+  size_t size = rb_size(dtype);
+  const int64_t used = m > 0 && n > 0; /* A is read only when B has elements */
   if (a == NULL && na > 0 && m > 0 && n > 0) return -9;
-  if (!rb_ld_ok(layout, na, na, lda)) return -10;
+  if (!rb_ld_ok(layout, na, na, lda) || !rb_matrix_ok(layout, na * used, na, lda, size))
+    return -10;
   if (b == NULL && m > 0 && n > 0) return -11;
-  if (!rb_ld_ok(layout, m, n, ldb)) return -12;
+  if (!rb_ld_ok(layout, m, n, ldb) || !rb_matrix_ok(layout, m, n, ldb, size)) return -12;
   if (!rb_valid_order(order)) return -13;
   int64_t b_rs, b_cs;
   rb_strides(layout, ReproblasNoTrans, ldb, &b_rs, &b_cs);
@@ -385,6 +430,11 @@ static int rb_capi_conv(int kind, int dtype, const reproblas_conv2d_shape *shape
                            shape->pad_top, shape->pad_left, shape->dilation_h,
                            shape->dilation_w, shape->groups};
   if (!rb_conv_shape_ok(&g)) return -1;
+  /* x[n][c][h][w], w[k][c/groups][r][s], y[n][k][p][q]: grad_bias reads y only */
+  const int64_t dims[3][4] = {{g.n, g.c, g.h, g.w}, {g.k, g.c / g.groups, g.r, g.s},
+                              {g.n, g.k, g.p, g.q}};
+  for (int t = kind == RB_CAPI_GRAD_BIAS ? 2 : 0; t < 3; ++t)
+    if (!rb_addressable(4, dims[t], NULL, rb_size(dtype))) return -1;
   /* whether x, w, y are non-empty (no products: the fields may be large) */
   const int nx = g.n && g.c && g.h && g.w, nw = g.k && g.c && g.r && g.s,
             ny = g.n && g.k; /* p, q >= 1 */

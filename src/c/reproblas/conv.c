@@ -145,7 +145,7 @@ static void conv_part(void *ctx, int part, int parts) {
   char *b = (char *)(((uintptr_t)(start + chunk + 1) + 63) & ~(uintptr_t)63);
   char *c = b + (size_t)s->terms * chunk * size;
   const int64_t row_units = (s->rows + s->row_unit - 1) / s->row_unit;
-  for (int64_t u = u0; u < u1 && s->status[part] == 0; ++u) {
+  for (int64_t u = u0; u < u1 && s->status[part] == 0 && !rb_stop_poll(); ++u) {
     const int64_t ch = u / s->row_parts, rp = u % s->row_parts;
     const int64_t j0 = ch * chunk, n = s->cols - j0 < chunk ? s->cols - j0 : chunk;
     int64_t i0 = row_units * rp / s->row_parts * s->row_unit;
@@ -210,6 +210,7 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
   rb_parallel((int)parts, conv_part, &s);
   cr_fenv_leave(saved);
   free(packed);
+  if (rb_stopped()) return RB_STOPPED; /* skipped parts set no status */
   for (int p = 0; p < parts; ++p)
     if (s.status[p] != 0) return -2;
   return 0;
@@ -359,7 +360,7 @@ static void seq_part(void *ctx, int part, int parts) {
   char *ws = s->ws + part * s->ws_bytes;
   int64_t *cols = (int64_t *)(ws + s->ws_cols);
   int64_t *first = cols + 2 * chunk * s->nr, *next = first + chunk; /* per tile: block kb's terms */
-  for (int64_t c0 = ta; c0 < tb; c0 += chunk) {
+  for (int64_t c0 = ta; c0 < tb && !rb_stop_poll(); c0 += chunk) {
     const int64_t c1 = tb - c0 < chunk ? tb : c0 + chunk;
     for (int64_t tl = c0; tl < c1; ++tl) next[tl - c0] = 0;
     for (int64_t kb; (kb = seq_next_block(s, c0, c1, next)) < s->nkb;) {
@@ -480,5 +481,5 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   cr_fenv_leave(saved);
   free(mem);
   free(owned);
-  return 0;
+  return rb_stopped() ? RB_STOPPED : 0;
 }

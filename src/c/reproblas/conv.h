@@ -13,7 +13,7 @@
  * micro-kernels). It serves the pairwise order; the sequential order has
  * its own implicit gemm, rb_conv_seq below. rb_conv2d & co. build the
  * operands of both. Return 0, -1 for a bad dtype/order/isa/size, -2 when
- * memory runs out.
+ * memory runs out, RB_STOPPED when stopped (thread.h).
  */
 #ifndef RB_CONV_H
 #define RB_CONV_H
@@ -70,7 +70,8 @@ int rb_conv_shape_ok(const rb_conv_shape *g);
 
 /* The four routines of SPEC §3 on contiguous arrays (bias may be NULL): the
  * planning into gather gemms (conv_driver.c) that the Python layer and the C
- * ABI share. Return 0, -1 for a bad dtype/order/isa/shape, -2 out of memory. */
+ * ABI share. Return 0, -1 for a bad dtype/order/isa/shape, -2 out of memory,
+ * RB_STOPPED when stopped (thread.h; the output partly written). */
 int rb_conv2d(int dtype, int order, rb_config cfg, const rb_conv_shape *g, const void *x,
               const void *w, const void *bias, void *y);
 int rb_conv2d_grad_input(int dtype, int order, rb_config cfg, const rb_conv_shape *g,

@@ -119,10 +119,48 @@ typedef struct {
   int (*block)(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
   const void *job; /* the template: entry 0 */
   int64_t m, n, unit, units, batch;
+  int64_t item_m, item_n; /* the work items' rows and columns (l3_items) */
   int by_rows, nd;
   const int64_t *shape, *a_bs, *b_bs, *c_bs;
   int status[256];
 } l3_split;
+
+/* The rectangle [i0, i1) x [j0, j1) of C as work items of item_m x item_n,
+ * each a call of the engine's block with a stop poll before it (rb_stop_poll).
+ * The items are the engine's own row and column blocks (l3_item_sizes), so a
+ * rectangle costs the packing it costs in one call; the bits never depend on
+ * who computes an element or in which call (SPEC §0). */
+static int l3_items(const l3_split *s, const void *job, int64_t i0, int64_t i1, int64_t j0,
+                    int64_t j1) {
+  for (int64_t jc = j0; jc < j1; jc += s->item_n)
+    for (int64_t ic = i0; ic < i1; ic += s->item_m) {
+      if (rb_stop_poll()) return 0; /* the entry point reports the stop */
+      const int st = s->block(job, ic, i1 - ic < s->item_m ? i1 : ic + s->item_m, jc,
+                              j1 - jc < s->item_n ? j1 : jc + s->item_n);
+      if (st != 0) return st;
+    }
+  return 0;
+}
+
+/* gemm_engine.inc's blocks: a packed kc x nc block of op(B) serves mw rows
+ * (sequential; pairwise: mc) and a packed A block nc columns, so items of mw
+ * (mc) x nc add no packing. gemv items: about L3_GEMV_ITEM multiply-adds. */
+#define L3_PW_NC_MAX 512 /* gemm_engine.inc's RB_PW_NC_MAX */
+#define L3_GEMV_ITEM ((int64_t)1 << 26)
+static int64_t l3_round_down(int64_t v, int64_t unit) { return v < unit ? unit : v / unit * unit; }
+static void l3_item_sizes(l3_split *s, int pw, int64_t k, int64_t mr, int64_t nr, int64_t mc,
+                          int64_t nc, int64_t ws) {
+  if (s->n == 1) {
+    const int64_t rows = L3_GEMV_ITEM / (k > 0 ? k : 1);
+    s->item_m = rows > mr ? (rows + mr - 1) / mr * mr : mr;
+    s->item_n = 1;
+    return;
+  }
+  mc = l3_round_down(mc, mr);
+  nc = l3_round_down(pw && nc > L3_PW_NC_MAX ? L3_PW_NC_MAX : nc, nr);
+  s->item_m = pw || ws < 1 ? mc : l3_round_down(ws / nc, mc);
+  s->item_n = nc;
+}
 
 #define RB_L3_PART(SFX)                                                                        \
   static void l3_part_##SFX(void *ctx, int part, int parts) {                                  \
@@ -142,8 +180,8 @@ typedef struct {
       }                                                                                        \
       const int64_t lim = s->by_rows ? s->m : s->n, lo = (u - first) * s->unit;                \
       const int64_t hi = (next - first) * s->unit < lim ? (next - first) * s->unit : lim;      \
-      s->status[part] = s->by_rows ? s->block(&job, lo, hi, 0, s->n)                           \
-                                   : s->block(&job, 0, s->m, lo, hi);                          \
+      s->status[part] = s->by_rows ? l3_items(s, &job, lo, hi, 0, s->n)                        \
+                                   : l3_items(s, &job, 0, s->m, lo, hi);                       \
       u = next;                                                                                \
     }                                                                                          \
   }
@@ -180,6 +218,8 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
       s.unit = s.by_rows ? kt->mr[o] : kt->nr[o];                                             \
     }                                                                                         \
     s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
+    l3_item_sizes(&s, o, k, n == 1 ? kt->gemv_mr[o] : kt->mr[o], kt->nr[o], job.mc, job.nc,  \
+                  job.ws);                                                                    \
     parts = rb_l3_parts(threads, (n == 1 ? RB_GEMV_WEIGHT : 1) * batch * m * n * (k > 0 ? k : 1), \
                         batch * s.units);                                                     \
     job.threaded = parts > 1;                                                                 \
@@ -222,6 +262,7 @@ int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *
   else
     RB_GEMM_RUN(f64, double);
   cr_fenv_leave(saved);
+  if (rb_stopped()) return RB_STOPPED; /* skipped parts set no status */
   for (int p = 0; p < parts; ++p)
     if (s.status[p] != 0) return -2;
   return 0;

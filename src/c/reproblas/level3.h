@@ -4,7 +4,9 @@
  * (negative strides allowed; a points at element (0, 0)), so transposes and
  * memory orders need no copy. alpha/beta point to a float or a double (by
  * dtype). Results follow SPEC §2-§3 bit for bit on every path and thread count.
- * Return 0, -1 for a bad dtype/order/isa/size, -2 when memory runs out.
+ * Return 0, -1 for a bad dtype/order/isa/size, -2 when memory runs out,
+ * RB_STOPPED when the caller's stop hook stopped the call (thread.h; C
+ * partly written).
  */
 #ifndef RB_LEVEL3_H
 #define RB_LEVEL3_H

@@ -26,10 +26,81 @@ enum { RB_MAX_PARTS = 256 };
  * pool stops using CPU after that (OpenBLAS's workers poll for ~0.1 s). */
 #define RB_SPIN_NS 2000000L
 
-static void run_part(rb_part_fn fn, void *ctx, int part, int parts) {
+static long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* ---- cooperative stop ---- */
+
+static __thread rb_stop_ctx *tls_stop_ctx; /* the context of this thread's call */
+static __thread int *tls_job_stop;         /* the stop flag of the job whose part runs here */
+
+void rb_stop_begin(rb_stop_ctx *ctx) {
+  ctx->next_ns = now_ns() + RB_STOP_POLL_MS * 1000000L;
+  ctx->stopped = 0;
+  ctx->prev = tls_stop_ctx;
+  tls_stop_ctx = ctx;
+}
+
+int rb_stop_end(rb_stop_ctx *ctx) {
+  tls_stop_ctx = ctx->prev;
+  return ctx->stopped;
+}
+
+int rb_stop_poll(void) {
+  int *flag = tls_job_stop;
+  if (flag && __atomic_load_n(flag, __ATOMIC_RELAXED)) return 1;
+  rb_stop_ctx *c = tls_stop_ctx;
+  if (!c) return 0;
+  if (c->stopped) return 1;
+  const long t = now_ns();
+  if (t < c->next_ns) return 0;
+  c->next_ns = t + RB_STOP_POLL_MS * 1000000L;
+  /* the hook may run Python code: whatever it does to the floating-point
+   * environment, the kernels go on in theirs */
+  const cr_fenv_t env = cr_fenv_enter();
+  const int stop = c->hook(c->arg);
+  cr_fenv_leave(env);
+  if (!stop) return 0;
+  c->stopped = 1;
+  if (flag) __atomic_store_n(flag, 1, __ATOMIC_RELAXED); /* the other threads' items */
+  return 1;
+}
+
+int rb_stopped(void) { return tls_stop_ctx && tls_stop_ctx->stopped; }
+
+/* flag: the job's stop flag, which rb_stop_poll reads on this thread. */
+static void run_part(rb_part_fn fn, void *ctx, int part, int parts, int *flag) {
+  int *outer = tls_job_stop;
+  tls_job_stop = flag;
   cr_fenv_t saved = cr_fenv_enter();
   fn(ctx, part, parts);
   cr_fenv_leave(saved);
+  tls_job_stop = outer;
+}
+
+/* Waits on cond (mutex held) until *count is 0. With a stop context it wakes
+ * every poll interval to ask the hook, the mutex released meanwhile (the hook
+ * may wait for the Python GIL): the running parts then stop at their next item. */
+static void wait_for_zero(pthread_cond_t *cond, pthread_mutex_t *mutex, const int *count) {
+  while (__atomic_load_n(count, __ATOMIC_ACQUIRE) > 0) {
+    if (!tls_stop_ctx || tls_stop_ctx->stopped) {
+      pthread_cond_wait(cond, mutex);
+      continue;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += RB_STOP_POLL_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec += 1, until.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(cond, mutex, &until);
+    if (__atomic_load_n(count, __ATOMIC_ACQUIRE) > 0) {
+      pthread_mutex_unlock(mutex);
+      rb_stop_poll();
+      pthread_mutex_lock(mutex);
+    }
+  }
 }
 
 /* ---- the pool ---- */
@@ -44,8 +115,9 @@ static struct {
   void *ctx;
   int parts, next_part, pending;
   int caller_cpu; /* where the current job's caller runs (-1: unknown) */
+  int stop;       /* the job's stop flag: parts not yet claimed are skipped */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0, -1};
+          PTHREAD_COND_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0, -1, 0};
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
@@ -62,23 +134,20 @@ static void register_atfork(void) { pthread_atfork(NULL, NULL, pool_reset_in_chi
 /* Run claimable parts of the current job; called and returns with pool.lock held. */
 static void claim_parts(void) {
   while (pool.next_part < pool.parts) {
+    int skip = __atomic_load_n(&pool.stop, __ATOMIC_RELAXED);
     int part = pool.next_part++;
     rb_part_fn fn = pool.fn;
     void *ctx = pool.ctx;
     int parts = pool.parts;
-    pthread_mutex_unlock(&pool.lock);
-    run_part(fn, ctx, part, parts);
-    pthread_mutex_lock(&pool.lock);
+    if (!skip) {
+      pthread_mutex_unlock(&pool.lock);
+      run_part(fn, ctx, part, parts, &pool.stop);
+      pthread_mutex_lock(&pool.lock);
+    }
     /* atomic: a spinning caller reads it without the lock */
     if (__atomic_sub_fetch(&pool.pending, 1, __ATOMIC_RELEASE) == 0)
       pthread_cond_signal(&pool.done);
   }
-}
-
-static long now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
 /* One poll of a spin-wait (the pool lock not held): 0 once `until` has
@@ -158,16 +227,20 @@ static void run_on_pool(int parts, rb_part_fn fn, void *ctx) {
 #endif
   pool.next_part = 1;
   pool.pending = parts - 1;
+  pool.stop = rb_stopped();
   __atomic_add_fetch(&pool.generation, 1, __ATOMIC_RELEASE); /* spinning workers read it */
   pthread_cond_broadcast(&pool.start);
   pthread_mutex_unlock(&pool.lock);
 
-  run_part(fn, ctx, 0, parts);
+  int *outer = tls_job_stop;
+  tls_job_stop = &pool.stop; /* rb_stop_poll on this thread raises the job's flag */
+  run_part(fn, ctx, 0, parts, &pool.stop);
 
   pthread_mutex_lock(&pool.lock);
   claim_parts();
   if (pool.pending > 0) RB_SPIN_WHILE(__atomic_load_n(&pool.pending, __ATOMIC_ACQUIRE) > 0);
-  while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.lock);
+  wait_for_zero(&pool.done, &pool.lock, &pool.pending);
+  tls_job_stop = outer;
   pool.fn = NULL;
   pool.ctx = NULL;
   pthread_mutex_unlock(&pool.lock);
@@ -176,14 +249,24 @@ static void run_on_pool(int parts, rb_part_fn fn, void *ctx) {
 /* ---- fallback: threads for this call only ---- */
 
 typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t done;
+  int running, stop; /* threads still running; the call's stop flag */
+} rb_call;
+
+typedef struct {
   rb_part_fn fn;
   void *ctx;
   int part, parts;
+  rb_call *call;
 } rb_part;
 
 static void *spawned_main(void *arg) {
   const rb_part *p = arg;
-  run_part(p->fn, p->ctx, p->part, p->parts);
+  run_part(p->fn, p->ctx, p->part, p->parts, &p->call->stop);
+  pthread_mutex_lock(&p->call->lock);
+  if (--p->call->running == 0) pthread_cond_signal(&p->call->done);
+  pthread_mutex_unlock(&p->call->lock);
   return NULL;
 }
 
@@ -191,16 +274,27 @@ static void run_on_new_threads(int parts, rb_part_fn fn, void *ctx) {
   rb_part desc[RB_MAX_PARTS];
   pthread_t tid[RB_MAX_PARTS];
   int started[RB_MAX_PARTS];
-  for (int p = 0; p < parts; ++p) desc[p] = (rb_part){fn, ctx, p, parts};
-  for (int p = 1; p < parts; ++p)
-    started[p] = pthread_create(&tid[p], NULL, spawned_main, &desc[p]) == 0;
-  run_part(fn, ctx, 0, parts);
+  rb_call call = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, rb_stopped()};
+  for (int p = 0; p < parts; ++p) desc[p] = (rb_part){fn, ctx, p, parts, &call};
+  pthread_mutex_lock(&call.lock);
   for (int p = 1; p < parts; ++p) {
-    if (started[p])
-      pthread_join(tid[p], NULL);
-    else
-      run_part(fn, ctx, p, parts);
+    started[p] = pthread_create(&tid[p], NULL, spawned_main, &desc[p]) == 0;
+    call.running += started[p];
   }
+  pthread_mutex_unlock(&call.lock);
+  int *outer = tls_job_stop;
+  tls_job_stop = &call.stop;
+  run_part(fn, ctx, 0, parts, &call.stop);
+  for (int p = 1; p < parts; ++p)
+    if (!started[p] && !rb_stop_poll()) run_part(fn, ctx, p, parts, &call.stop);
+  pthread_mutex_lock(&call.lock);
+  wait_for_zero(&call.done, &call.lock, &call.running);
+  pthread_mutex_unlock(&call.lock);
+  tls_job_stop = outer;
+  for (int p = 1; p < parts; ++p)
+    if (started[p]) pthread_join(tid[p], NULL);
+  pthread_mutex_destroy(&call.lock);
+  pthread_cond_destroy(&call.done);
 }
 
 void rb_parallel(int parts, rb_part_fn fn, void *ctx) {

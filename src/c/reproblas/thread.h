@@ -16,6 +16,41 @@ typedef void (*rb_part_fn)(void *ctx, int part, int parts);
  * threads at once: one job uses the pool, the others get their own threads. */
 void rb_parallel(int parts, rb_part_fn fn, void *ctx);
 
+/* ---- cooperative stop (Ctrl-C in the Python layer) ----
+ *
+ * A caller installs a stop context on its own thread for one call: hook(arg),
+ * asked on that thread at most every RB_STOP_POLL_MS while the call runs
+ * (between work items, and while it waits for pool workers), returns nonzero
+ * to stop the call. Drivers call rb_stop_poll() between their work items, on
+ * any thread of the call; once it returns nonzero they skip the items left
+ * and the entry point returns RB_STOPPED, with its outputs partly written.
+ * The core knows nothing of Python: the hook is the Cython layer's. A thread
+ * with no context (every C ABI call) is never stopped. */
+/* 50 ms: a hook that takes the Python GIL can wait up to Python's switch
+ * interval (5 ms) for it while another thread runs Python code. */
+enum { RB_STOPPED = -3, RB_STOP_POLL_MS = 50 };
+
+typedef struct rb_stop_ctx {
+  int (*hook)(void *arg);
+  void *arg;
+  /* set by rb_stop_begin */
+  long next_ns;
+  int stopped;
+  struct rb_stop_ctx *prev;
+} rb_stop_ctx;
+
+/* Makes ctx (hook and arg filled in) the calling thread's context until
+ * rb_stop_end(ctx), which restores the previous one (calls may nest, from a
+ * signal handler) and returns whether the call was stopped. */
+void rb_stop_begin(rb_stop_ctx *ctx);
+int rb_stop_end(rb_stop_ctx *ctx);
+
+/* Between work items: nonzero when the current call is to stop. */
+int rb_stop_poll(void);
+
+/* On the calling thread, after rb_parallel: whether its call was stopped. */
+int rb_stopped(void);
+
 /* How many times a pool worker, woken on its caller's CPU, moved itself to
  * another CPU it may run on (its affinity mask is left as it was). */
 unsigned long rb_pool_moves(void);
