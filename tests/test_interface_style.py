@@ -85,10 +85,10 @@ def test_torch_order_names():
 def test_order_names_on_gpu_arrays(monkeypatch):
     """The CUDA path (emulated kernels) reads the order the same way: "Sequential" runs the
     sequential kernels, "PAIRWISE" the pairwise ones, with the CPU's bits."""
-    from crlibm_py import _cuda
     from cuda_support import EmuDevice, emu_array, same_bits
+    from repro_runtime import cuda as rt_cuda
 
-    monkeypatch.setattr(_cuda, "_device", [EmuDevice()])
+    monkeypatch.setattr(rt_cuda, "_device", [EmuDevice()])
     a, b = A32[:24, :24], B32[:24]
     x = RNG.standard_normal(5000)
     for spelled, name in (("Sequential", "sequential"), ("PAIRWISE", "pairwise")):
