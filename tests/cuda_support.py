@@ -41,7 +41,8 @@ def nvcc_or_skip():
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail("nvcc not found: CI must compile and lint the CUDA kernels "
                         "(install the CUDA toolkit or put nvcc on PATH)")
-        pytest.skip("nvcc not found: CUDA compile and PTX lint tests need the CUDA toolkit")
+        pytest.skip("needs nvcc, the CUDA toolkit's compiler, on PATH (install the CUDA "
+                    "toolkit); no GPU is needed")
     return nvcc
 
 
@@ -50,12 +51,14 @@ def gpu_or_skip():
     try:
         import cupy
     except ImportError:
-        pytest.skip("CuPy is not installed (pip install '.[cuda]'): GPU tests skipped")
+        pytest.skip("needs a CUDA GPU and CuPy (pip install -e '.[cuda]'; on a GPU machine "
+                    "pytest -m cuda runs these)")
     try:
         if cupy.cuda.runtime.getDeviceCount() < 1:
             raise RuntimeError("no device")
     except Exception as e:
-        pytest.skip(f"no CUDA GPU available ({e}): GPU tests skipped")
+        pytest.skip(f"needs a CUDA GPU (CuPy found none: {e}); on a GPU machine pytest -m cuda "
+                    f"runs these")
     from repro_runtime import cuda
     return cuda.device()
 

@@ -13,7 +13,8 @@ SUPPORTED_ISAS = tuple(i for i in ISAS if crlibm_py.isa_supported(i))
 def isa_params():
     """Every CPU path; the ones this CPU lacks are skipped, visibly."""
     return [pytest.param(isa, marks=pytest.mark.skipif(
-        not crlibm_py.isa_supported(isa), reason=f"this CPU has no {isa} path"))
+        not crlibm_py.isa_supported(isa),
+        reason=f"needs a CPU with the {isa} path (this one lacks it; its other paths are tested)"))
         for isa in ISAS]
 
 

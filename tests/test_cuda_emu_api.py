@@ -38,7 +38,8 @@ def test_without_cupy_or_gpu_a_device_array_is_a_clear_error(monkeypatch):
     try:
         import cupy
         cupy.cuda.runtime.getDeviceCount()
-        pytest.skip("this machine has CuPy and a GPU")
+        pytest.skip("needs a machine without CuPy or without a GPU (this one has both: the "
+                    "GPU tests run instead)")
     except ImportError:
         pass
     except Exception:  # CuPy without a usable GPU

@@ -39,8 +39,8 @@ def test_nvcc_flags_are_the_nvrtc_options():
 def _nvrtc_or_skip():
     library = ptx_lint.find_nvrtc()
     if library is None:
-        pytest.skip("libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12, or set "
-                    "NVRTC_LIBRARY)")
+        pytest.skip("needs NVRTC, no GPU (pip install nvidia-cuda-nvrtc-cu12, which the test "
+                    "extra installs on Linux x86-64, or set NVRTC_LIBRARY)")
     return lambda code, options: ptx_lint.nvrtc_ptx(library, code, options)
 
 

@@ -17,7 +17,7 @@ def test_reproblas_demo_reports_one_result_per_routine(capsys):
 
 
 def test_crlibm_demo_finds_no_wrong_result(capsys):
-    pytest.importorskip("gmpy2")
+    pytest.importorskip("gmpy2", reason="needs gmpy2 (pip install -e '.[test]')")
     crlibm_demo.main(["--n", "300"])
     out = capsys.readouterr().out
     for fname in ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt"):

@@ -46,7 +46,7 @@ X = inputs()
 def libm():
     name = ctypes.util.find_library("m")
     if name is None:
-        pytest.skip("no C math library found to call fesetround through")
+        pytest.skip("needs the C math library (libm), to call fesetround through")
     lib = ctypes.CDLL(name)
     lib.fesetround.argtypes = [ctypes.c_int]
     return lib
@@ -55,11 +55,11 @@ def libm():
 @pytest.fixture(scope="module")
 def mxcsr(tmp_path_factory):
     if not X86:
-        pytest.skip("MXCSR (FTZ/DAZ) exists on x86 only")
+        pytest.skip("needs an x86 CPU (the MXCSR FTZ/DAZ bits exist on x86 only)")
     cc = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) or \
         shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
-        pytest.skip("no C compiler found to build the MXCSR helper")
+        pytest.skip("needs a C compiler (cc, gcc or clang on PATH) to build the MXCSR helper")
     d = tmp_path_factory.mktemp("mxcsr")
     (d / "mxcsr.c").write_text(MXCSR_SOURCE)
     so = d / "mxcsr.so"
@@ -94,7 +94,8 @@ def _check(got, expected, what):
 @pytest.mark.parametrize("mode", ["FE_UPWARD", "FE_DOWNWARD", "FE_TOWARDZERO"])
 def test_rounding_mode_immunity(fname, use_isa, mode, libm, expected):
     if MODES is None:
-        pytest.skip(f"rounding-mode constants unknown for {platform.machine()}")
+        pytest.skip(f"needs the rounding-mode constants of {platform.machine()} (ROUNDING above "
+                    f"has x86 and aarch64)")
     assert libm.fegetround() == MODES["FE_TONEAREST"]
     assert libm.fesetround(MODES[mode]) == 0
     try:
@@ -136,7 +137,8 @@ def test_ftz_daz_helper_really_sets_the_bits(mxcsr):
 
 def test_rounding_helper_really_sets_the_mode(libm):
     if MODES is None:
-        pytest.skip(f"rounding-mode constants unknown for {platform.machine()}")
+        pytest.skip(f"needs the rounding-mode constants of {platform.machine()} (ROUNDING above "
+                    f"has x86 and aarch64)")
     a = np.full(4, 1.0, dtype=np.float32)
     b = np.full(4, 2.0 ** -30, dtype=np.float32)
     libm.fesetround(MODES["FE_UPWARD"])

@@ -227,6 +227,7 @@ def test_hard_input_parser_rejects_malformed(tmp_path):
 def test_hard_inputs(fname, isa):
     path = DATA / f"hard_inputs_{fname}.txt"
     if not path.exists():
-        pytest.skip(f"no {path.name} yet")
+        pytest.skip(f"needs tests/data/{path.name}, the hardest inputs (written by "
+                    f"core.hardest_inputs of tools/polygen: docs/polygen.md)")
     x = parse_hard_inputs(path).view(np.float32)
     assert_same_bits(apply(fname, isa, x), ref_bits(fname, x), x, f"{fname} on {isa} ({path.name})")

@@ -354,7 +354,7 @@ def test_errors():
 
 def test_torch_sanity():
     """Loose agreement with PyTorch (a different order: only close, not equal)."""
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="needs PyTorch (pip install -e '.[torch]')")
     F = torch.nn.functional
     rng = np.random.default_rng(11)
     x = rng.standard_normal((2, 4, 9, 8))
@@ -398,7 +398,7 @@ def test_caller_ftz_daz_does_not_change_results():
     want = run()
     out = _core.call_with_mxcsr(0x1F80 | 0x8000 | 0x0040, run)
     if out is None:
-        pytest.skip("not x86")
+        pytest.skip("needs an x86 CPU (the MXCSR FTZ/DAZ bits exist on x86 only)")
     for g, e in zip(out[0], want):
         check(g, e, "FTZ/DAZ caller")
     assert np.any(want[0] != 0)

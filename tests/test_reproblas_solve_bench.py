@@ -11,7 +11,7 @@ SCRIPT = REPO / "tools" / "bench_reproblas_solve.py"
 
 
 def test_bench_reports_every_row(tmp_path):
-    pytest.importorskip("scipy")
+    pytest.importorskip("scipy", reason="needs scipy (pip install -e '.[test]')")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(REPO), str(REPO / "tools")] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     out = tmp_path / "solve.json"

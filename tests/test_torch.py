@@ -15,7 +15,7 @@ import reproblas
 from reproblas import _core
 from test_reproblas_reference import same_bits
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="needs PyTorch (pip install -e '.[torch]')")
 import reproblas.torch as rt  # noqa: E402
 
 ORDERS = ["sequential", "pairwise"]
@@ -79,7 +79,7 @@ def test_linear_bias_ignores_the_callers_fp_environment():
     for mxcsr in (0x1F80 | 0x4000, 0x1F80 | 0x8000 | 0x0040):  # round up; FTZ|DAZ
         got = _core.call_with_mxcsr(mxcsr, run)
         if got is None:
-            pytest.skip("not x86")
+            pytest.skip("needs an x86 CPU (the MXCSR FTZ/DAZ bits exist on x86 only)")
         for g, w in zip(got[0], want):
             assert same_bits(g, w), hex(mxcsr)
 

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-gmpy2 = pytest.importorskip("gmpy2")
+gmpy2 = pytest.importorskip("gmpy2", reason="needs gmpy2 (pip install -e '.[test]')")
 
 from crlibm_py import _verify  # noqa: E402
 from crlibm_py.verify import BOUNDS, FUNCTIONS, Hooks, mpfr, parse_range, run  # noqa: E402

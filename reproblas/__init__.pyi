@@ -1,0 +1,149 @@
+# Type stubs for the public API of reproblas (tests/test_stubs.py keeps them in step with the
+# module; tests/typing/usage.py is type-checked by mypy in CI).
+#
+# Every routine takes NumPy arrays of float32 or float64, all of one dtype, and returns that
+# dtype; CUDA arrays (CuPy, or anything CuPy wraps without a copy) give CuPy results, typed Any.
+# `order` is "sequential" (the default) or "pairwise" (docs/contract.md §2).
+from collections.abc import Sequence
+from typing import Any, Final, Protocol, TypeVar, overload
+
+import numpy as np
+from numpy.typing import NDArray
+
+__version__: Final[str]
+__all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
+           "isa_names", "gemm", "gemv", "ger", "matmul", "trsv", "trsm", "conv2d",
+           "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias", "get_include",
+           "get_library_dir"]
+
+_F = TypeVar("_F", np.float32, np.float64)
+
+class _CudaArrayInterface(Protocol):
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]: ...
+
+# alpha, beta: a Python float/int (rounded to the arrays' dtype) or a NumPy scalar of that dtype.
+_Scalar = float | np.float32 | np.float64
+# Boolean options also take scipy's 0/1 (and 2 for trans: the transpose of real data).
+_Flag = bool | int
+_Pair = int | tuple[int, int]
+
+ORDERS: dict[str, int]
+
+def best_isa() -> str: ...
+def isa_names() -> list[str]: ...
+def get_include() -> str: ...
+def get_library_dir() -> str: ...
+
+# ---- level 1 ----
+
+@overload
+def sum(x: NDArray[_F], order: str = "sequential") -> _F: ...
+@overload
+def sum(x: _CudaArrayInterface, order: str = "sequential") -> Any: ...
+@overload
+def asum(x: NDArray[_F], order: str = "sequential") -> _F: ...
+@overload
+def asum(x: _CudaArrayInterface, order: str = "sequential") -> Any: ...
+@overload
+def dot(x: NDArray[_F], y: NDArray[_F], order: str = "sequential") -> _F: ...
+@overload
+def dot(x: _CudaArrayInterface, y: _CudaArrayInterface, order: str = "sequential") -> Any: ...
+@overload
+def nrm2(x: NDArray[_F], order: str = "sequential") -> _F: ...
+@overload
+def nrm2(x: _CudaArrayInterface, order: str = "sequential") -> Any: ...
+def iamax(x: NDArray[np.float32] | NDArray[np.float64] | _CudaArrayInterface) -> int: ...
+@overload
+def axpy(alpha: _Scalar, x: NDArray[_F], y: NDArray[_F]) -> NDArray[_F]: ...
+@overload
+def axpy(alpha: _Scalar, x: _CudaArrayInterface, y: _CudaArrayInterface) -> Any: ...
+@overload
+def scal(alpha: _Scalar, x: NDArray[_F]) -> NDArray[_F]: ...
+@overload
+def scal(alpha: _Scalar, x: _CudaArrayInterface) -> Any: ...
+
+# ---- level 2 and 3 ----
+
+@overload
+def gemm(alpha: _Scalar, a: NDArray[_F], b: NDArray[_F], beta: _Scalar = 0.0,
+         c: NDArray[_F] | None = None, trans_a: _Flag = False, trans_b: _Flag = False,
+         overwrite_c: _Flag = False, order: str = "sequential") -> NDArray[_F]: ...
+@overload
+def gemm(alpha: _Scalar, a: _CudaArrayInterface, b: _CudaArrayInterface, beta: _Scalar = 0.0,
+         c: _CudaArrayInterface | None = None, trans_a: _Flag = False, trans_b: _Flag = False,
+         overwrite_c: _Flag = False, order: str = "sequential") -> Any: ...
+@overload
+def gemv(alpha: _Scalar, a: NDArray[_F], x: NDArray[_F], beta: _Scalar = 0.0,
+         y: NDArray[_F] | None = None, trans: _Flag = False, overwrite_y: _Flag = False,
+         order: str = "sequential") -> NDArray[_F]: ...
+@overload
+def gemv(alpha: _Scalar, a: _CudaArrayInterface, x: _CudaArrayInterface, beta: _Scalar = 0.0,
+         y: _CudaArrayInterface | None = None, trans: _Flag = False, overwrite_y: _Flag = False,
+         order: str = "sequential") -> Any: ...
+@overload
+def ger(alpha: _Scalar, x: NDArray[_F], y: NDArray[_F], a: NDArray[_F] | None = None,
+        overwrite_a: _Flag = False) -> NDArray[_F]: ...
+@overload
+def ger(alpha: _Scalar, x: _CudaArrayInterface, y: _CudaArrayInterface,
+        a: _CudaArrayInterface | None = None, overwrite_a: _Flag = False) -> Any: ...
+# An array, or a NumPy scalar when both operands are 1-D (as numpy.matmul).
+def matmul(a: NDArray[np.float32] | NDArray[np.float64] | _CudaArrayInterface,
+           b: NDArray[np.float32] | NDArray[np.float64] | _CudaArrayInterface,
+           order: str = "sequential") -> Any: ...
+
+# ---- triangular solves ----
+
+@overload
+def trsv(a: NDArray[_F], b: NDArray[_F], lower: _Flag = False, trans: _Flag = False,
+         unit_diagonal: _Flag = False, *, order: str = "sequential",
+         overwrite_b: _Flag = False) -> NDArray[_F]: ...
+@overload
+def trsv(a: _CudaArrayInterface, b: _CudaArrayInterface, lower: _Flag = False,
+         trans: _Flag = False, unit_diagonal: _Flag = False, *, order: str = "sequential",
+         overwrite_b: _Flag = False) -> Any: ...
+# side: "left" / "l" / 0, or "right" / "r" / 1.
+@overload
+def trsm(alpha: _Scalar, a: NDArray[_F], b: NDArray[_F], side: str | int = "left",
+         lower: _Flag = False, trans_a: _Flag = False, unit_diagonal: _Flag = False, *,
+         order: str = "sequential", overwrite_b: _Flag = False) -> NDArray[_F]: ...
+@overload
+def trsm(alpha: _Scalar, a: _CudaArrayInterface, b: _CudaArrayInterface,
+         side: str | int = "left", lower: _Flag = False, trans_a: _Flag = False,
+         unit_diagonal: _Flag = False, *, order: str = "sequential",
+         overwrite_b: _Flag = False) -> Any: ...
+
+# ---- convolution (NCHW, PyTorch's conventions) ----
+
+# padding: an int, a pair of ints, "same" or "valid".
+@overload
+def conv2d(input: NDArray[_F], weight: NDArray[_F], bias: NDArray[_F] | None = None,
+           stride: _Pair = 1, padding: _Pair | str = 0, dilation: _Pair = 1, groups: int = 1,
+           *, order: str = "sequential") -> NDArray[_F]: ...
+@overload
+def conv2d(input: _CudaArrayInterface, weight: _CudaArrayInterface,
+           bias: _CudaArrayInterface | None = None, stride: _Pair = 1,
+           padding: _Pair | str = 0, dilation: _Pair = 1, groups: int = 1, *,
+           order: str = "sequential") -> Any: ...
+@overload
+def conv2d_grad_input(grad_output: NDArray[_F], weight: NDArray[_F], input_shape: Sequence[int],
+                      stride: _Pair = 1, padding: _Pair | str = 0, dilation: _Pair = 1,
+                      groups: int = 1, *, order: str = "sequential") -> NDArray[_F]: ...
+@overload
+def conv2d_grad_input(grad_output: _CudaArrayInterface, weight: _CudaArrayInterface,
+                      input_shape: Sequence[int], stride: _Pair = 1, padding: _Pair | str = 0,
+                      dilation: _Pair = 1, groups: int = 1, *,
+                      order: str = "sequential") -> Any: ...
+@overload
+def conv2d_grad_weight(input: NDArray[_F], grad_output: NDArray[_F], weight_shape: Sequence[int],
+                       stride: _Pair = 1, padding: _Pair | str = 0, dilation: _Pair = 1,
+                       groups: int = 1, *, order: str = "sequential") -> NDArray[_F]: ...
+@overload
+def conv2d_grad_weight(input: _CudaArrayInterface, grad_output: _CudaArrayInterface,
+                       weight_shape: Sequence[int], stride: _Pair = 1, padding: _Pair | str = 0,
+                       dilation: _Pair = 1, groups: int = 1, *,
+                       order: str = "sequential") -> Any: ...
+@overload
+def conv2d_grad_bias(grad_output: NDArray[_F], *, order: str = "sequential") -> NDArray[_F]: ...
+@overload
+def conv2d_grad_bias(grad_output: _CudaArrayInterface, *, order: str = "sequential") -> Any: ...
