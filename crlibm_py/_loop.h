@@ -7,6 +7,7 @@
 #ifndef CRLIBM_PY_LOOP_H
 #define CRLIBM_PY_LOOP_H
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -152,8 +153,21 @@ static int cr_promote(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
   return 0;
 }
 
+/* The legacy table, read by ufunc.types ('f->f') and ufunc.ntypes only: NumPy consults it
+ * for dtypes that neither a registered loop nor a promoter takes, and the promoter above
+ * takes them all. Should it run, it gives the same bits (every path has the same results). */
+static void cr_listed_loop(char **args, const npy_intp *dims, const npy_intp *steps,
+                           void *data) {
+  cr_apply_strided((int)(intptr_t)data, cr_isa_best(), args[0], steps[0], args[1], steps[1],
+                   (size_t)dims[0]);
+}
+static PyUFuncGenericFunction cr_listed_loops[1] = {cr_listed_loop};
+static char cr_listed_types[2] = {NPY_FLOAT, NPY_FLOAT};
+static void *cr_listed_data[CR_FUNCTION_COUNT][1];
+
 /* Registers function fn's float32 -> float32 loop and the promoter on a ufunc
- * made without legacy loops. */
+ * made without legacy loops (a legacy loop given at creation would be registered for
+ * float32 first), then lists the loop in the legacy table. */
 static int cr_add_loop(PyObject *ufunc, int fn) {
   for (int isa = 0; isa < CR_ISA_COUNT; ++isa) {
     cr_loop_data *d = &cr_loop_table[fn][isa];
@@ -178,7 +192,14 @@ static int cr_add_loop(PyObject *ufunc, int fn) {
   const int rc = any && promoter ? PyUFunc_AddPromoter(ufunc, any, promoter) : -1;
   Py_XDECREF(any);
   Py_XDECREF(promoter);
-  return rc;
+  if (rc < 0) return -1;
+  PyUFuncObject *u = (PyUFuncObject *)ufunc;
+  cr_listed_data[fn][0] = (void *)(intptr_t)fn;
+  u->functions = cr_listed_loops;
+  u->data = cr_listed_data[fn];
+  u->types = cr_listed_types;
+  u->ntypes = 1;
+  return 0;
 }
 
 #endif

@@ -12,7 +12,7 @@ from . import _validate as V
 def _prepare(routine, order, names, arrays):
     """(backend, order code, checked arrays): shared by the four routines."""
     be = _backend.select(*arrays)
-    code = V.order(order)
+    code = V.order(order, routine)
     ndims = [1 if name == "bias" else 4 for name in names]
     return be, code, V.operands(be, routine, names, arrays, ndims, optional=("bias",))
 

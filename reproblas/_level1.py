@@ -13,9 +13,9 @@ def _reduction(routine, x, y, order):
     if (_core.plain(x, 1) if y is None else
             _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0]):
         # fast path: operands that pass every check below, used as they are
-        return _core.reduce(routine, V.order(order), x, y, _cpu.isa(), _cpu.threads())
+        return _core.reduce(routine, V.order(order, routine), x, y, _cpu.isa(), _cpu.threads())
     be = _backend.select(x, y)
-    code = V.order(order)
+    code = V.order(order, routine)
     x, y = V.operands(be, routine, ("x", "y"), (x, y), (1, 1), optional=("y",), check=V.vector)
     if y is not None:
         V.same_length(routine, x, y)

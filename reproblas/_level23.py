@@ -62,7 +62,7 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     overwrite_c = V.flag(overwrite_c, "overwrite_c", "gemm")
     caller_c = c
     be = _backend.select(a, b, c)
-    code = V.order(order)
+    code = V.order(order, "gemm")
     a, b, c = V.operands(be, "gemm", ("a", "b", "c"), (a, b, c), (2, 2, 2), optional=("c",))
     al = V.scalar(alpha, a.dtype, "gemm")
     bt = V.scalar(beta, a.dtype, "gemm", "beta")
@@ -122,7 +122,7 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
     trans, overwrite_y = V.flag(trans, "trans", "gemv"), V.flag(overwrite_y, "overwrite_y", "gemv")
     caller_y = y
     be = _backend.select(a, x, y)
-    code = V.order(order)
+    code = V.order(order, "gemv")
     a, x, y = V.operands(be, "gemv", ("a", "x", "y"), (a, x, y), (2, 1, 1), optional=("y",))
     al = V.scalar(alpha, a.dtype, "gemv")
     bt = V.scalar(beta, a.dtype, "gemv", "beta")
@@ -212,7 +212,7 @@ def matmul(a, b, order="sequential"):
     if out is not None:
         return out
     be = _backend.select(a, b)
-    code = V.order(order)
+    code = V.order(order, "matmul")
     a, b = V.operands(be, "matmul", ("a", "b"), (a, b), (None, None))
     a2, b2, batch, mkn = V.matmul_shapes(a, b)
     out = V.matmul_unpromote(be.matmul(code, a2, b2, batch, mkn), a, b)

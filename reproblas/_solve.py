@@ -59,7 +59,7 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     V.square(a, "trsv", b.shape[0], f"b has {b.shape[0]} elements")
     if overwrite_b:
         V.writeable(b, "b", "trsv", True)
-    code = V.order(order)
+    code = V.order(order, "trsv")
     x = be.trsm(code, 0, lower, trans, unit_diagonal, None, a, b, overwrite_b)
     return caller_b if overwrite_b else x
 
@@ -106,6 +106,6 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     V.square(a, "trsm", size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
     if overwrite_b:
         V.writeable(b, "b", "trsm", True)
-    code = V.order(order)
+    code = V.order(order, "trsm")
     x = be.trsm(code, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b)
     return caller_b if overwrite_b else x

@@ -20,12 +20,14 @@ MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h
 
 # ---- options ----
 
-def order(value):
-    """The core's code of a summation order (contract §2)."""
-    try:
-        return ORDERS[value]
-    except (KeyError, TypeError):
-        raise ValueError(f"order={value!r}: use 'sequential' or 'pairwise'") from None
+def order(value, routine):
+    """The core's code of a summation order (contract §2), its name in any case
+    ('Pairwise')."""
+    code = ORDERS.get(value.lower()) if isinstance(value, str) else None
+    if code is None:
+        raise ValueError(f"reproblas.{routine}: order={value!r}: use 'sequential' or "
+                         f"'pairwise'")
+    return code
 
 
 def flag(value, name, routine):

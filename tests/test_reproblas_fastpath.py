@@ -203,7 +203,7 @@ A32, B32 = np.ones((3, 4), np.float32), np.ones((4, 2), np.float32)
     lambda: rb.gemv(1.0, A32, f64), lambda: rb.gemv("1", A32, f32),
     lambda: rb.gemm(1.0, A32, A32), lambda: rb.gemm(1.0, A32, B32, trans_b=True),
     lambda: rb.gemm(np.ones(1, np.float32), A32, B32), lambda: rb.gemm(1.0, A32, B32, 1.0),
-    lambda: rb.gemm(1.0, A32, B32, order="Pairwise"), lambda: rb.gemm(-1e300, A32, B32),
+    lambda: rb.gemm(1.0, A32, B32, order="pair-wise"), lambda: rb.gemm(-1e300, A32, B32),
     lambda: rb.gemm(1.0, A32, B32.astype(np.float64)), lambda: rb.matmul(A32, A32),
     lambda: rb.matmul(A32, np.ones(3, np.float32)), lambda: rb.matmul(A32, B32, order="x"),
 ])

@@ -120,7 +120,7 @@ def linear(input, weight, bias=None, *, order="sequential"):
     torch.Tensor
         ``(..., out_features)``.
     """
-    _validate.order(order)
+    _validate.order(order, "torch.linear")
     _check("linear", input=input, weight=weight, bias=bias)
     if weight.ndim != 2 or input.ndim < 1 or input.shape[-1] != weight.shape[1]:
         raise ValueError(f"reproblas.torch.linear: input {tuple(input.shape)} and weight "
@@ -201,7 +201,7 @@ def matmul(input, other, *, order="sequential"):
     torch.Tensor
         The product (0-d for two vectors).
     """
-    _validate.order(order)
+    _validate.order(order, "torch.matmul")
     _check("matmul", input=input, other=other)
     return _Matmul.apply(input, other, order)
 
@@ -266,7 +266,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     if not hasattr(reproblas, "conv2d"):
         raise NotImplementedError("reproblas.torch.conv2d needs reproblas.conv2d, which this "
                                   "build of reproblas does not have yet")
-    _validate.order(order)
+    _validate.order(order, "torch.conv2d")
     _check("conv2d", input=input, weight=weight, bias=bias)
     if input.ndim == 3:  # unbatched, as torch allows
         return conv2d(input[None], weight, bias, stride, padding, dilation, groups,

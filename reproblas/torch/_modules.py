@@ -14,7 +14,7 @@ class _Reproducible:
     """What both modules add to their torch parent: `order` and the constructor from it."""
 
     def _set_order(self, order):
-        _validate.order(order)
+        _validate.order(order, f"torch.{type(self).__name__}")
         self.order = order
 
     def extra_repr(self):
@@ -129,7 +129,7 @@ def convert(module, *, order="sequential"):
     ValueError
         A Conv2d with a padding_mode other than 'zeros', or an unknown order.
     """
-    _validate.order(order)
+    _validate.order(order, "torch.convert")
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"reproblas.torch.convert: module must be a torch.nn.Module, got "
                         f"{type(module).__name__}")
