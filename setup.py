@@ -53,9 +53,9 @@ extensions = [
             "level1", "thread", "kernels_scalar", "kernels_avx2", "kernels_avx512", "level3",
             "gemm_scalar", "gemm_avx2", "gemm_avx512", "trsm", "conv", "conv_driver", "conv_scalar",
             "conv_avx2", "conv_avx512")] + COMMON + [CAPI_ENV],
-        include_dirs=[numpy.get_include(), "src/c/reproblas", "src/c/common", "src/c/capi"],
+        include_dirs=[numpy.get_include(), "src/c", "src/c/reproblas", "src/c/common", "src/c/capi"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        depends=headers("src/c/reproblas", "src/c/common", "src/c/capi"),
+        depends=headers("src/c/reproblas", "src/c/order", "src/c/common", "src/c/capi"),
         extra_compile_args=C_FLAGS + ["-pthread"],
         extra_link_args=["-pthread"],
         libraries=["m"],
@@ -84,7 +84,7 @@ class build_py_with_cuda_sources(build_py):
     def run(self):
         super().run()
         dest = Path(self.build_lib) / "crlibm_py" / "_cuda_src"
-        for d in ("cuda", "c/common", "c/crlibm", "c/reproblas"):
+        for d in ("cuda", "c/common", "c/crlibm", "c/reproblas", "c/order"):
             for p in Path("src", d).rglob("*"):
                 if p.suffix in (".cu", ".cuh", ".h") and "emu" not in p.parts:
                     target = dest / p.relative_to("src")
@@ -118,7 +118,7 @@ c_libraries = [
     c_library("crlibm_py.lib.libcrlibm", ["src/c/capi/crlibm_capi.c"] + c_sources(
         "crlibm_py._ufuncs"), ["crlibm_py/include", "src/c/crlibm"], ["m"]),
     c_library("reproblas.lib.libreproblas", ["src/c/capi/reproblas_capi.c"] + c_sources(
-        "reproblas._core"), ["reproblas/include", "src/c/reproblas"], ["m"]),
+        "reproblas._core"), ["reproblas/include", "src/c", "src/c/reproblas"], ["m"]),
 ]
 C_LIBRARY_NAMES = {ext.name.rsplit(".", 1)[1] for ext in c_libraries}  # lib<x>
 
