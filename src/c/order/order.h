@@ -57,7 +57,7 @@
 #define RB_COUNTER_PUSH(stack, i, v, ADD)                                                       \
   do {                                                                                          \
     int rb_l_;                                                                                  \
-    RB_COUNTER_CARRIES(rb_l_, i)(v) = ADD((stack)[rb_l_], (v));                                 \
+    RB_COUNTER_CARRIES(rb_l_, i) (v) = ADD((stack)[rb_l_], (v));                                \
     (stack)[rb_l_] = (v);                                                                       \
   } while (0)
 
@@ -92,8 +92,8 @@ RB_ORDER_FN int rb_bit_length(int64_t n) {
   for (int b = (bits) - 1; (b) >= 0; --(b))                                                     \
     if (((n) >> (b)) & 1)
 
-/* The same walk by block sizes (an int64_t the loop declares), the blocks
- * below `limit` (a power of two), smallest first. */
+/* The smallest-first walk by block sizes (an int64_t the loop declares): the
+ * blocks of n below `limit` (a power of two). */
 #define RB_BLOCK_SIZES_SMALLEST_FIRST(size, n, limit)                                           \
   for (int64_t size = 1; (size) < (limit); (size) *= 2)                                         \
     if ((n) & (size))
@@ -104,14 +104,28 @@ RB_ORDER_FN int64_t rb_block_first(int64_t n, int64_t size) {
   return (int64_t)((uint64_t)n & ~(((uint64_t)size << 1) - 1));
 }
 
+/* The sum of n >= 1 terms pushed into a counter (RB_COUNTER_PUSH, indices
+ * 0 .. n - 1): its blocks, at the levels of n's 1 bits, joined right to left,
+ * B1 ⊕ (B2 ⊕ (... ⊕ Bk)): the lowest level first. n = 0 has no term: the
+ * caller gives +0 (docs/contract.md §2). */
+#define RB_COUNTER_JOIN(acc, stack, n, ADD)                                                     \
+  do {                                                                                          \
+    int rb_l_ = 0;                                                                              \
+    while (!(((n) >> rb_l_) & 1)) ++rb_l_;                                                      \
+    (acc) = (stack)[rb_l_];                                                                     \
+    for (++rb_l_; ((n) >> rb_l_) != 0; ++rb_l_)                                                 \
+      if (((n) >> rb_l_) & 1) (acc) = ADD((stack)[rb_l_], (acc));                               \
+  } while (0)
+
 /* Blocks held in an array largest first (index 0 = B1), i = k - 1 down to 0
- * (an int the loop declares): the join order, for a body acc = B_i ⊕ acc. RB_JOIN_BLOCKS is the join of
- * blk[0 .. k), k >= 1: acc = blk[k - 1], then the rest. */
+ * (an int the loop declares): the join order, for a body acc = B_i ⊕ acc.
+ * RB_JOIN_BLOCKS is the join of blk[0 .. k), k >= 1: acc = blk[k - 1], then
+ * the rest. */
 #define RB_BLOCKS_RIGHT_TO_LEFT(i, k) for (int i = (k) - 1; (i) >= 0; --(i))
 #define RB_JOIN_BLOCKS(acc, blk, k, ADD)                                                        \
   do {                                                                                          \
     (acc) = (blk)[(k) - 1];                                                                     \
-    RB_BLOCKS_RIGHT_TO_LEFT(rb_i_, (k) - 1)(acc) = ADD((blk)[rb_i_], (acc));                    \
+    RB_BLOCKS_RIGHT_TO_LEFT(rb_i_, (k) - 1) (acc) = ADD((blk)[rb_i_], (acc));                   \
   } while (0)
 
 /* The largest power of two <= v (v >= 1): an aligned block size. */
@@ -149,6 +163,7 @@ RB_ORDER_FN int64_t rb_pairwise_split(int64_t n) { return rb_pow2_floor(n - 1); 
 RB_ORDER_FN int64_t rb_block_items(int64_t size, int64_t piece) {
   return size < piece ? 1 : size / piece;
 }
+
 /* The terms of each of those items. */
 RB_ORDER_FN int64_t rb_item_terms(int64_t size, int64_t piece) {
   return size > piece ? piece : size;
