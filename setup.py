@@ -76,7 +76,7 @@ extensions = [
             "conv_avx2", "conv_avx512")] + COMMON + [CAPI_ENV],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        depends=headers("src/c/reproblas", "src/c/common", "src/c/capi"),
+        depends=headers("src/c/reproblas", "src/c/order", "src/c/common", "src/c/capi"),
         libraries=["m"],
     ),
     # The verifier: its own C core plus the same crlibm objects. MPFR is loaded
@@ -101,7 +101,7 @@ class build_py_with_cuda_sources(build_py):
     def run(self):
         super().run()
         dest = Path(self.build_lib) / "repro_runtime" / "_cuda_src"
-        for d in ("cuda", "c/common", "c/crlibm", "c/reproblas"):
+        for d in ("cuda", "c/common", "c/crlibm", "c/reproblas", "c/order"):
             for p in Path("src", d).rglob("*"):
                 if p.suffix in (".cu", ".cuh", ".h") and "emu" not in p.parts:
                     target = dest / p.relative_to("src")

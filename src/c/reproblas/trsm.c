@@ -5,6 +5,7 @@
 #include "level3.h"
 
 #include "../common/fp_env.h"
+#include "order/order.h"
 #include "thread.h"
 
 /* mb: rows of a diagonal block (its row kernel is slower than the gemm
@@ -15,9 +16,7 @@ enum { RB_TRSM_DEFAULT_MB = 128, RB_TRSM_DEFAULT_NB = 256, RB_TRSM_SPLIT = 16 };
 static int64_t trsm_mb = RB_TRSM_DEFAULT_MB, trsm_nb = RB_TRSM_DEFAULT_NB;
 
 void rb_trsm_set_tuning(int64_t mb, int64_t nb) {
-  int64_t p = 1;
-  while (p * 2 <= mb) p *= 2;
-  trsm_mb = mb >= 1 ? p : RB_TRSM_DEFAULT_MB;
+  trsm_mb = mb >= 1 ? rb_pow2_floor(mb) : RB_TRSM_DEFAULT_MB;
   trsm_nb = nb >= 1 ? nb : RB_TRSM_DEFAULT_NB;
 }
 

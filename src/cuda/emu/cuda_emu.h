@@ -34,7 +34,7 @@ extern thread_local dim3 threadIdx, blockIdx, blockDim, gridDim;
 
 void __syncthreads(void);
 
-/* Integer atomics (float atomics are banned by SPEC §0 and not provided).
+/* Integer atomics (float atomics are banned by docs/contract.md §0 and not provided).
  * Calls are serialised by one lock: correct, and only tests run this. */
 unsigned long long atomicMin(unsigned long long *p, unsigned long long v);
 int atomicOr(int *p, int v);

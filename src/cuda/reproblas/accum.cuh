@@ -1,6 +1,7 @@
 /* One output's ordered sum of product terms a*b that arrive one at a time,
- * in SPEC's order (§2): sequential, the fma chain from -0 (rb_chain); pairwise,
- * the binary counter over the term index (rb_push). Only the terms added count:
+ * in the order of docs/contract.md §2: sequential, the fma chain from
+ * RB_CHAIN_START (rb_chain); pairwise, the binary counter over the term index
+ * (rb_push). Only the terms added count:
  * an absent term (a convolution's padding) is simply never added, so the
  * pairwise tree is the one over the compacted list. No term: +0. */
 #ifndef RB_CUDA_ACCUM_CUH
@@ -10,7 +11,7 @@
 
 template <class T, bool PAIRWISE>
 struct rb_accum {
-  T chain = T(-0.0);
+  T chain = RB_CHAIN_START(T);
   long long count = 0;
   T stack[PAIRWISE ? RB_LEVELS : 1];
 

@@ -1,6 +1,6 @@
-/* conv2d and its input / weight gradients (SPEC §3 "Convolution"), NCHW,
+/* conv2d and its input / weight gradients (docs/contract.md §3 "Convolution"), NCHW,
  * contiguous operands. Each output's whole term list is run by one thread in
- * SPEC's lexicographic order (no split-K); a thread owns TK outputs that share
+ * the contract's lexicographic order (no split-K); a thread owns TK outputs that share
  * one operand value per term (TK channels at one position / tap). A term whose
  * position falls into the padding (or, for the input gradient, has no output
  * position) is skipped, never added as a zero product: the pairwise tree is

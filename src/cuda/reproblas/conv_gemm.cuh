@@ -1,6 +1,6 @@
 /* Sequential conv2d as an implicit gemm on the sequential gemm's tiles
  * (gemm_seq.cuh): per image n and group g, Y[k, pos] = sum over taps of
- * W[k, tap] * X[tap, pos], where tap = (c', r, s) in SPEC's lexicographic
+ * W[k, tap] * X[tap, pos], where tap = (c', r, s) in the contract's lexicographic
  * order (W's own layout) and pos = (p, q). X is never formed: the B loader
  * reads x[n, g*Cg + c', h, v] at h = p*sh - ph + r*dh, v = q*sw - pw + s*dw,
  * and marks the term absent where (h, v) is padding, so each output is the

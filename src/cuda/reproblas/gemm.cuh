@@ -1,4 +1,4 @@
-/* gemm / gemv body: C <- alpha * op(A) op(B) [+ beta * C] (SPEC §2-§3).
+/* gemm / gemv body: C <- alpha * op(A) op(B) [+ beta * C] (docs/contract.md §2-§3).
  *
  * Classic tiled GEMM: a block computes a BM x BN tile of C, staging BK-deep
  * slices of op(A) and op(B) in shared memory; each thread owns TM x TN
@@ -30,7 +30,7 @@ __device__ __forceinline__ void rb_gemm_body(long long m, long long n, long long
   T acc[TM][TN];
   T stack[PAIRWISE ? TM : 1][PAIRWISE ? TN : 1][PAIRWISE ? RB_LEVELS : 1];
   for (int i = 0; i < TM; ++i)
-    for (int j = 0; j < TN; ++j) acc[i][j] = T(-0.0); /* see rb_chain */
+    for (int j = 0; j < TN; ++j) acc[i][j] = RB_CHAIN_START(T);
 
   for (long long k0 = 0; k0 < k; k0 += BK) {
     /* Consecutive threads load along the unit-stride dimension (coalesced);

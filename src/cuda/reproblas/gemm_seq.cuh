@@ -1,5 +1,5 @@
-/* Sequential gemm: C <- alpha * op(A) op(B) [+ beta * C] (SPEC §2-§3), each
- * output's k terms one fma chain from -0 in ascending k: the order of
+/* Sequential gemm: C <- alpha * op(A) op(B) [+ beta * C] (docs/contract.md
+ * §2-§3), each output's k terms one fma chain from RB_CHAIN_START in ascending k: the order of
  * rb_gemm_body's sequential case, term for term, on a faster schedule.
  *
  * - A block computes a BM x BN tile of C from BK-deep slices of op(A) and op(B)
@@ -106,7 +106,7 @@ __device__ __forceinline__ void rb_gemm_seq_tiles(long long m, long long n, long
   rb_slice_loader<T, BM, BK, NT> la(a, a_rs, a_cs, m, i0);
   T acc[TM][TN];
   for (int i = 0; i < TM; ++i)
-    for (int j = 0; j < TN; ++j) acc[i][j] = T(-0.0); /* see rb_chain */
+    for (int j = 0; j < TN; ++j) acc[i][j] = RB_CHAIN_START(T);
 
   int buf = 0;
   if (k > 0) {

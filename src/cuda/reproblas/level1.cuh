@@ -34,7 +34,7 @@ __device__ __forceinline__ void rb_sequential_body(int term, const T *x, const T
     if (two) ys[0][i] = y[i];
   }
   __syncthreads();
-  T s = T(-0.0);
+  T s = RB_CHAIN_START(T);
   int buf = 0;
   for (long long c0 = 0; c0 < n; c0 += RB_SEQ_CHUNK, buf ^= 1) {
     const long long next = c0 + RB_SEQ_CHUNK;
@@ -57,20 +57,15 @@ __device__ __forceinline__ void rb_sequential_body(int term, const T *x, const T
   if (t == 0) out[0] = n == 0 ? T(0) : s;
 }
 
-/* The pairwise items of n terms: n's binary expansion, largest block first,
- * each block cut into aligned items of min(block, piece) terms (piece: a power
- * of two). Items in a block of `size` terms: */
-CR_FN long long rb_block_items(long long size, long long piece) {
-  return size < piece ? 1 : size / piece;
-}
-
-/* Item idx: its first term and length. */
+/* The pairwise items of n terms (rb_block_items, order/order.h: n's binary
+ * expansion, largest block first, each block cut into aligned items of
+ * min(block, piece) terms, piece a power of two). Item idx: its first term
+ * and length. */
 CR_FN void rb_pairwise_item(long long n, long long piece, long long idx, long long *first,
                             long long *len) {
   long long start = 0;
-  for (int b = 62; b >= 0; --b) {
+  RB_BLOCKS_LARGEST_FIRST(b, n, 63) {
     const long long size = 1LL << b, count = rb_block_items(size, piece);
-    if (!(n & size)) continue;
     if (idx < count) {
       *first = start + idx * (size / count), *len = size / count;
       return;
@@ -110,8 +105,7 @@ __device__ __forceinline__ void rb_pairwise_body(int term, const T *x, const T *
           if (two) rb_load16(y + first + i + u, yv + u);
         }
         for (int u = 0; u < 8; ++u) t8[u] = rb_term(term, xv[u], yv[u], scale);
-        for (int w = 1; w < 8; w *= 2)
-          for (int u = 0; u < 8; u += 2 * w) t8[u] = t8[u] + t8[u + w];
+        RB_TREE_IN_PLACE(int, t8, 8, RB_PLUS);
         rb_push(stack + 3, i / 8, t8[0]);
       }
       part[t] = rb_pop_all(stack + 3, leaf / 8);
@@ -138,18 +132,14 @@ __device__ __forceinline__ void rb_join_body(T *val, long long n, long long piec
                                              T two_e, T *out) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   long long items = 0;
-  for (int b = 0; b <= 62; ++b)
-    if (n >> b & 1) items += rb_block_items(1LL << b, piece);
+  RB_BLOCKS_SMALLEST_FIRST(b, n, 63) items += rb_block_items(1LL << b, piece);
   T acc = T(0);
   bool first = true;
-  for (int b = 0; b <= 62; ++b) { /* smallest block (last items) first */
-    const long long size = 1LL << b;
-    if (!(n & size)) continue;
-    const long long count = rb_block_items(size, piece);
+  RB_BLOCKS_SMALLEST_FIRST(b, n, 63) { /* smallest block (last items) first */
+    const long long count = rb_block_items(1LL << b, piece);
     items -= count;
     T *v = val + items;
-    for (long long w = 1; w < count; w *= 2)
-      for (long long i = 0; i < count; i += 2 * w) v[i] = v[i] + v[i + w];
+    RB_TREE_IN_PLACE(long long, v, count, RB_PLUS);
     acc = first ? v[0] : v[0] + acc;
     first = false;
   }

@@ -5,6 +5,7 @@
 #ifndef RB_CUDA_OPS_CUH
 #define RB_CUDA_OPS_CUH
 
+#include "order/order.h"
 #include "reproblas/lanes/scalar.h"
 #include "reproblas/terms.h"
 
@@ -39,25 +40,20 @@ CR_FN void rb_load16(const double *p, double v[2]) {
 /* Levels of a binary counter over k (pairwise order): k < 2^RB_LEVELS. */
 #define RB_LEVELS 40
 
-/* Adds term v (index i) to the binary counter `stack` (SPEC §2's tree: each
- * carry adds a completed left block to the right block that just ended). */
+/* Adds term v (index i) to the binary counter `stack` (docs/contract.md §2's
+ * tree: RB_COUNTER_PUSH, order/order.h). */
 template <class T>
 CR_FN void rb_push(T *stack, long long i, T v) {
-  int j = 0;
-  for (; (i >> j) & 1; ++j) v = stack[j] + v;
-  stack[j] = v;
+  RB_COUNTER_PUSH(stack, i, v, RB_PLUS);
 }
 
-/* The pairwise sum of n terms pushed into `stack`: the blocks of n's binary
- * expansion joined right to left, B1 + (B2 + (... + Bk)); +0 for n = 0. */
+/* The pairwise sum of n terms pushed into `stack` (RB_COUNTER_JOIN); +0 for
+ * n = 0 (docs/contract.md §2). */
 template <class T>
 CR_FN T rb_pop_all(const T *stack, long long n) {
   if (n == 0) return T(0);
-  int j = 0;
-  while (!((n >> j) & 1)) ++j;
-  T acc = stack[j];
-  for (++j; (n >> j) != 0; ++j)
-    if ((n >> j) & 1) acc = stack[j] + acc;
+  T acc;
+  RB_COUNTER_JOIN(acc, stack, n, RB_PLUS);
   return acc;
 }
 
@@ -72,9 +68,8 @@ CR_FN T rb_term(int term, T x, T y, T scale) {
   }
 }
 
-/* One step of the sequential chain, S <- S + t_i (fma for product terms).
- * Starting from S = -0 gives S_0 = t_0 exactly: t + (-0) = t for every t,
- * +0 included, and fma(a, b, -0) is the rounded product. */
+/* One step of the sequential chain, S <- S + t_i (fma for product terms),
+ * from S = RB_CHAIN_START(T) (order/order.h): S_0 = t_0 exactly. */
 template <class T>
 CR_FN T rb_chain(int term, T x, T y, T scale, T s) {
   switch (term) {

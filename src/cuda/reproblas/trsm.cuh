@@ -1,5 +1,5 @@
 /* Triangular solve M X = alpha B, one right-hand side (a column of X) per
- * thread (SPEC §3 trsv / trsm; the host maps every side / transpose onto a
+ * thread (docs/contract.md §3 trsv / trsm; the host maps every side / transpose onto a
  * lower or upper M, as src/c/reproblas/trsm.c does).
  *
  * Row i (top-down for lower M, bottom-up for upper): S_i is the ordered sum
@@ -72,7 +72,7 @@ __device__ __forceinline__ void rb_trsm_body(long long n, long long nrhs, T alph
     bool have = acc.count > 0;
     T sum = acc.sum();
     /* pairwise: B1 + (B2 + (... + (Bk + P(r0..i-1)))), the blocks of r0 */
-    for (int b = PAIRWISE ? carry_count - 1 : -1; b >= 0; --b) {
+    RB_BLOCKS_RIGHT_TO_LEFT(b, PAIRWISE ? carry_count : 0) {
       sum = have ? cy[b * carry_stride] + sum : cy[b * carry_stride];
       have = true;
     }
