@@ -171,6 +171,13 @@ def test_emptied_done_is_refused_by_the_command_without_a_traceback(saved, tmp_p
     assert not (tmp_path / "verify-report.json").exists()
 
 
+@pytest.mark.parametrize("option", ["report", "checkpoint"])
+def test_an_option_and_its_negation_are_refused(tmp_path, capsys, option):
+    with pytest.raises(SystemExit) as exc:
+        main(ARGS[:-1] + [f"--{option}", str(tmp_path / "x.json"), f"--no-{option}"])
+    assert exc.value.code == 2 and "contradict" in capsys.readouterr().err
+
+
 def test_wrong_types_in_the_default_checkpoint_are_refused(saved, tmp_path, monkeypatch,
                                                            capsys):
     monkeypatch.chdir(tmp_path)

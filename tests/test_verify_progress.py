@@ -78,6 +78,7 @@ def test_lowest_merges_sorted_lists():
     assert runner._lowest(a, b, 4) == [[1, 0, 1], [2, 0, 1], [3, 0, 1], [5, 0, 1]]
     assert runner._lowest(a, [[11, 0, 1]], 3) == a
     assert runner._lowest([], b, 9) == b
+    assert runner._lowest([], b, 0) == [] and runner._lowest(a, b, 0) == []
 
 
 # --- 3. reporting as it goes ----------------------------------------------------------------

@@ -98,7 +98,7 @@ def make_parser():
                    help=f"check a sample: the first {runner.QUICK[0]} bit patterns of every "
                         f"{runner.QUICK[1]} in the range (1/{runner.QUICK[1] // runner.QUICK[0]}"
                         " of the inputs, every binade)")
-    p.add_argument("--report", metavar="FILE", default=DEFAULT_REPORT,
+    p.add_argument("--report", metavar="FILE",
                    help=f"write the JSON report here (default {DEFAULT_REPORT})")
     p.add_argument("--no-report", action="store_true", help="write no JSON report")
     p.add_argument("--checkpoint", metavar="FILE",
@@ -158,9 +158,10 @@ def main(argv=None):
             and (args.chunk is None or args.chunk >= 1)):
         parser.error("--progress-every must be a number of seconds above 0, "
                      "--checkpoint-every at least 0")
-    report_path = None if args.no_report else args.report
-    if args.no_checkpoint and args.checkpoint:
-        parser.error("--checkpoint and --no-checkpoint contradict each other")
+    for option in ("report", "checkpoint"):
+        if getattr(args, option) and getattr(args, "no_" + option):
+            parser.error(f"--{option} and --no-{option} contradict each other")
+    report_path = None if args.no_report else args.report or DEFAULT_REPORT
     default_checkpoint = not args.no_checkpoint and not args.checkpoint
     checkpoint_path = None if args.no_checkpoint else args.checkpoint or DEFAULT_CHECKPOINT
     for option, path, off in (("--report", report_path, "--no-report"),

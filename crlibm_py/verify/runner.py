@@ -116,6 +116,8 @@ def _chunks(todo, chunk):
 
 def _lowest(listed, new, k):
     """The k lowest entries of two lists sorted by input (inputs are distinct)."""
+    if k <= 0:
+        return []
     if not new or (len(listed) >= k and new[0][0] > listed[-1][0]):
         return listed
     return list(itertools.islice(heapq.merge(listed, new), k))
