@@ -123,17 +123,21 @@ def _lowest(listed, new, k):
     return list(itertools.islice(heapq.merge(listed, new), k))
 
 
-def _absorb(state, paths, intervals, res, max_wrong):
+def _absorb(state, paths, intervals, res, max_wrong, cpu):
     """Add a task's results. Whatever order the tasks finish in, the listed
-    wrong inputs are the lowest max_wrong of all checked (by bit pattern)."""
-    state["done"] = checkpoint.merge(state["done"] + [[a, b] for a, b in intervals])
-    state["inputs_checked"] += res["checked"]
-    state["undecided"] += res["undecided"]
+    wrong inputs are the lowest max_wrong of all checked (by bit pattern).
+    One dict.update: a Ctrl-C between two fields would leave a state the
+    checkpoint's validation refuses."""
+    wrong, listed = {}, {}
     for p in paths:
         i = PATHS.index(p)
-        state["wrong"][p] += res["wrong"][i]
-        state["wrong_inputs"][p] = _lowest(state["wrong_inputs"][p],
-                                           [list(w) for w in res["wrong_list"][i]], max_wrong)
+        wrong[p] = state["wrong"][p] + res["wrong"][i]
+        listed[p] = _lowest(state["wrong_inputs"][p], [list(w) for w in res["wrong_list"][i]],
+                            max_wrong)
+    state.update(done=checkpoint.merge(state["done"] + [[a, b] for a, b in intervals]),
+                 inputs_checked=state["inputs_checked"] + res["checked"],
+                 undecided=state["undecided"] + res["undecided"], wrong=wrong,
+                 wrong_inputs=listed, cpu_time_s=state["cpu_time_s"] + cpu)
 
 
 class _Serial:
@@ -154,23 +158,32 @@ class _Serial:
 
 
 class _Pooled:
-    """Runs the tasks in worker processes; results arrive as they finish."""
+    """Runs the tasks in worker processes; results arrive as they finish. A few
+    tasks per worker are queued at a time (a full strict run has 10^5 tasks)."""
 
     def __init__(self, jobs, bound_tasks, tasks_by_fn):
         self.results = queue.Queue()
         self.pool = multiprocessing.Pool(jobs, initializer=_init_worker, initargs=(os.getpid(),))
-        self.count = 0
+        self.todo = self._order(bound_tasks, tasks_by_fn)
+        self.count = len(bound_tasks) + sum(map(len, tasks_by_fn.values()))
+        for _ in range(4 * jobs):
+            self._submit_next()
+
+    @staticmethod
+    def _order(bound_tasks, tasks_by_fn):
         # per function its bound check, then its chunks: functions finish one after another
         for fn, tasks in tasks_by_fn.items():
             if fn in bound_tasks:
-                self._submit("bound", _check_bound, bound_tasks[fn])
+                yield "bound", _check_bound, bound_tasks[fn]
             for t in tasks:
-                self._submit("chunk", _check_chunk, t)
+                yield "chunk", _check_chunk, t
 
-    def _submit(self, kind, func, task):
-        self.count += 1
-        self.pool.apply_async(func, (task,), callback=lambda r: self.results.put((kind, r)),
-                              error_callback=lambda e: self.results.put(("error", e)))
+    def _submit_next(self):
+        item = next(self.todo, None)
+        if item is not None:
+            kind, func, task = item
+            self.pool.apply_async(func, (task,), callback=lambda r: self.results.put((kind, r)),
+                                  error_callback=lambda e: self.results.put(("error", e)))
 
     def events(self, tick):
         left = self.count
@@ -183,6 +196,7 @@ class _Pooled:
             if kind == "error":
                 raise value
             left -= 1
+            self._submit_next()
             yield kind, value
 
     def close(self):
@@ -278,18 +292,17 @@ def run(functions, tier="fast", paths=None, jobs=1, lo=0, hi=1 << 32, checkpoint
 
     # no more processes than pieces of work (--jobs 500 on 64 inputs started 500)
     jobs = min(jobs, n_tasks + len(bound_tasks)) if n_tasks else 1
-    for fn in functions:
-        if not pending[fn]:
-            finished(fn)
-    runner = (_Pooled(jobs, bound_tasks, tasks_by_fn) if jobs > 1
-              else _Serial(bound_tasks, tasks_by_fn))
-    completed = False
+    runner, completed = None, False
     try:
+        for fn in functions:
+            if not pending[fn]:
+                finished(fn)
+        runner = (_Pooled(jobs, bound_tasks, tasks_by_fn) if jobs > 1
+                  else _Serial(bound_tasks, tasks_by_fn))
         for kind, value in runner.events(tick=min(1.0, max(progress_every, 0.01))):
             if kind == "chunk":
                 fn, intervals, res, t0, t1, cpu = value
-                _absorb(states[fn], paths, intervals, res, max_wrong)
-                states[fn]["cpu_time_s"] += cpu
+                _absorb(states[fn], paths, intervals, res, max_wrong, cpu)
                 s = span.setdefault(fn, [t0, t1])
                 s[0], s[1] = min(s[0], t0), max(s[1], t1)
                 progress.update(res["checked"], fn)
@@ -306,7 +319,8 @@ def run(functions, tier="fast", paths=None, jobs=1, lo=0, hi=1 << 32, checkpoint
                 last_save = time.monotonic()
         completed = True
     finally:
-        runner.close()
+        if runner is not None:
+            runner.close()
         save(final=completed)
 
     wall = time.time() - t_start
