@@ -298,3 +298,31 @@ def test_quick_checkpoint_holds_the_blocks(tmp_path):
     data["functions"]["erf"]["done"][0][1] += 1  # beyond its block
     data["functions"]["erf"]["inputs_checked"] += 1
     assert "outside the run's range" in checkpoint.validate(data, data["config"], ["erf"])
+
+
+def test_an_interruption_inside_a_result_update_leaves_a_valid_checkpoint(tmp_path, monkeypatch):
+    """Ctrl-C may land between any two bytecodes of the main loop: here while a
+    chunk's wrong inputs are merged, after other counts were computed."""
+    ck = str(tmp_path / "ck.json")
+    lo, hi = 0x3F800000, 0x3F800000 + 4 * 4096
+    kw = dict(stream=io.StringIO(), sample_size=100, max_wrong=1000, hooks=Hooks(BAD, 11),
+              chunk=4096)
+    whole = run(["exp"], "fast", None, 1, lo, hi, **kw)
+    calls, real = [], runner._lowest
+
+    def interrupted(*a):
+        calls.append(1)
+        if len(calls) == len(supported_paths()) + 1:  # the second chunk's first path (BAD)
+            raise KeyboardInterrupt
+        return real(*a)
+
+    monkeypatch.setattr(runner, "_lowest", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(["exp"], "fast", None, 1, lo, hi, checkpoint_path=ck, **kw)
+    data = json.loads(open(ck).read())
+    assert checkpoint.validate(data, data["config"], ["exp"]) is None
+    assert data["functions"]["exp"]["inputs_checked"] == 4096
+    monkeypatch.setattr(runner, "_lowest", real)
+    resumed = run(["exp"], "fast", None, 1, lo, hi, checkpoint_path=ck, **kw)
+    assert resumed["inputs_from_checkpoint"] == 4096
+    assert resumed["functions"]["exp"]["paths"] == whole["functions"]["exp"]["paths"]
