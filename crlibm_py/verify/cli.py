@@ -118,7 +118,8 @@ def make_parser():
     p.add_argument("--sample", type=int, default=100_000, metavar="N",
                    help="inputs of the reference-bound check per function (default 100000)")
     p.add_argument("--max-wrong", type=int, default=1000, metavar="N",
-                   help="wrong inputs listed per function and path (all are counted)")
+                   help="the N lowest wrong inputs (by bit pattern) are listed per function "
+                        "and path, for any --jobs; all are counted (default 1000)")
     g = p.add_argument_group("self-tests (make correct results look wrong; the run must fail)")
     g.add_argument("--inject-wrong", type=_corrupt_arg, metavar="PATH:N",
                    help="flip bit 0 of PATH's result for inputs whose bits are a multiple of N")
