@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-pytest.importorskip("gmpy2")
+pytest.importorskip("gmpy2", reason="needs gmpy2 (pip install -e '.[test]')")
 
 from crlibm_py.verify import checkpoint, main, supported_paths  # noqa: E402
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-pytest.importorskip("gmpy2")
+pytest.importorskip("gmpy2", reason="needs gmpy2 (pip install -e '.[test]')")
 
 from crlibm_py.verify import checkpoint, run, runner, supported_paths  # noqa: E402
 from crlibm_py.verify import Hooks  # noqa: E402
