@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -28,9 +29,12 @@ def _quiet(**kw):
     return dict(stream=io.StringIO(), sample_size=2000, **kw)
 
 
-def _run_cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "crlibm_py.verify", *args], capture_output=True,
-                          text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT, **(env or {})))
+def _run_cli(*args, env=None, cwd=None):
+    # in a folder of its own: the CLI writes its default report and checkpoint there
+    with tempfile.TemporaryDirectory() as tmp:
+        return subprocess.run([sys.executable, "-m", "crlibm_py.verify", *args],
+                              capture_output=True, text=True, cwd=cwd or tmp,
+                              env=dict(os.environ, PYTHONPATH=ROOT, **(env or {})))
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS)
@@ -182,8 +186,8 @@ def test_checkpoint_resumes_an_interrupted_run(tmp_path, monkeypatch):
         run(["log"], "fast", None, 1, lo, hi, checkpoint_path=ck, hooks=hooks, **_quiet())
 
 
-REPORT_FIELDS = {"tool", "report_version", "tier", "paths", "range", "jobs",
-                 "resumed_from_checkpoint", "self_test_hooks", "environment", "wall_time_s",
+REPORT_FIELDS = {"tool", "report_version", "tier", "paths", "range", "sampled", "jobs",
+                 "resumed_from_checkpoint", "inputs_from_checkpoint", "self_test_hooks", "environment", "wall_time_s",
                  "functions", "ok"}
 ENV_FIELDS = {"mpfr_loaded", "gmpy2", "gmpy2_gmp", "gmpy2_mpfr", "numpy", "python", "libc",
               "cpu", "cpu_count", "cpu_paths", "platform", "crlibm_py", "git_commit"}

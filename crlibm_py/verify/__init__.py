@@ -8,7 +8,10 @@ rounded float32 (SPEC §1), over all 2^32 inputs or a range of bit patterns:
   rounding, or MPFR for the few inputs the bound leaves undecided; each run
   also measures every reference against MPFR on a sample and fails if the
   declared bound is exceeded;
-- strict: MPFR for every input (resumable with a checkpoint file).
+- strict: MPFR for every input.
+
+The command line keeps a checkpoint (resumed by the same command after a kill
+or Ctrl-C) and writes a JSON report by default.
 
 MPFR is gmpy2's, loaded at run time. See docs/verification/README.md.
 """

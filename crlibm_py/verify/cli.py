@@ -1,12 +1,17 @@
 """Command line: python -m crlibm_py.verify FUNCTION... [options]."""
 import argparse
+import math
 import os
 import signal
 import sys
 
-from . import mpfr, report, runner
+from . import checkpoint, mpfr, report, runner
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
+# 2: the command or its input files (a --checkpoint that cannot be used) are wrong;
+# 1 is kept for a verification that ran and found a problem.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+DEFAULT_REPORT = "verify-report.json"
+DEFAULT_CHECKPOINT = "verify-checkpoint.json"
 MAX_SAMPLE = 1 << 26  # inputs of the reference-bound check (MPFR calls: hours already)
 MAX_LISTED = 1 << 20  # wrong inputs listed per function and path (all are counted)
 
@@ -89,13 +94,32 @@ def make_parser():
     p.add_argument("--range", type=_range_arg, default=runner.FULL_RANGE, metavar="LO:HI",
                    help="uint32 bit patterns LO (inclusive) to HI (exclusive), decimal or 0x-hex; "
                         "default 0:0x100000000")
-    p.add_argument("--report", metavar="FILE", help="write the JSON report here")
+    p.add_argument("--quick", action="store_true",
+                   help=f"check a sample: the first {runner.QUICK[0]} bit patterns of every "
+                        f"{runner.QUICK[1]} in the range (1/{runner.QUICK[1] // runner.QUICK[0]}"
+                        " of the inputs, every binade)")
+    p.add_argument("--report", metavar="FILE",
+                   help=f"write the JSON report here (default {DEFAULT_REPORT})")
+    p.add_argument("--no-report", action="store_true", help="write no JSON report")
     p.add_argument("--checkpoint", metavar="FILE",
-                   help="resume from / save completed ranges to this JSON file")
+                   help="resume from / save completed ranges to this JSON file (default "
+                        f"{DEFAULT_CHECKPOINT}, removed once the run is complete; a FILE "
+                        "named here is kept)")
+    p.add_argument("--no-checkpoint", action="store_true",
+                   help="keep no checkpoint (an interrupted run starts over)")
+    p.add_argument("--fresh", action="store_true",
+                   help="ignore an existing checkpoint and start over (it is overwritten)")
+    p.add_argument("--progress-every", type=float, default=30.0, metavar="S",
+                   help="when stderr is not a terminal, a progress line every S seconds "
+                        "(default 30)")
+    p.add_argument("--checkpoint-every", type=float, default=runner.SAVE_EVERY_S, metavar="S",
+                   help=f"save the checkpoint every S seconds (default {runner.SAVE_EVERY_S:g})")
+    p.add_argument("--chunk", type=int, default=None, help=argparse.SUPPRESS)  # tests
     p.add_argument("--sample", type=int, default=100_000, metavar="N",
                    help="inputs of the reference-bound check per function (default 100000)")
     p.add_argument("--max-wrong", type=int, default=1000, metavar="N",
-                   help="wrong inputs listed per function and path (all are counted)")
+                   help="the N lowest wrong inputs (by bit pattern) are listed per function "
+                        "and path, for any --jobs; all are counted (default 1000)")
     g = p.add_argument_group("self-tests (make correct results look wrong; the run must fail)")
     g.add_argument("--inject-wrong", type=_corrupt_arg, metavar="PATH:N",
                    help="flip bit 0 of PATH's result for inputs whose bits are a multiple of N")
@@ -131,36 +155,62 @@ def main(argv=None):
     # larger values only exhaust memory (the sample and the listed inputs are held in it)
     if args.sample > MAX_SAMPLE or args.max_wrong > MAX_LISTED:
         parser.error(f"--sample must be at most {MAX_SAMPLE}, --max-wrong at most {MAX_LISTED}")
-    for option, path in (("--report", args.report), ("--checkpoint", args.checkpoint)):
+    if not (0 < args.progress_every < math.inf and 0 <= args.checkpoint_every < math.inf
+            and (args.chunk is None or args.chunk >= 1)):
+        parser.error("--progress-every must be a number of seconds above 0, "
+                     "--checkpoint-every at least 0")
+    for option in ("report", "checkpoint"):
+        if getattr(args, option) and getattr(args, "no_" + option):
+            parser.error(f"--{option} and --no-{option} contradict each other")
+    report_path = None if args.no_report else args.report or DEFAULT_REPORT
+    default_checkpoint = not args.no_checkpoint and not args.checkpoint
+    checkpoint_path = None if args.no_checkpoint else args.checkpoint or DEFAULT_CHECKPOINT
+    for option, path, off in (("--report", report_path, "--no-report"),
+                              ("--checkpoint", checkpoint_path, "--no-checkpoint")):
         if path and (why := _unwritable(path)):
-            parser.error(f"{option}: {why}")
+            parser.error(f"{option}: {why} (or use {off})")
     corrupt = args.inject_wrong or (None, 0)
     hooks = runner.Hooks(corrupt[0], corrupt[1], args.inject_ref_error)
     lo, hi = args.range
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
         result = runner.run(functions, "strict" if args.strict else "fast", args.isa, args.jobs,
-                            lo, hi, args.checkpoint, args.sample, args.max_wrong, hooks)
+                            lo, hi, checkpoint_path, args.sample, args.max_wrong, hooks,
+                            out=sys.stdout, quick=args.quick, fresh=args.fresh,
+                            remove_complete_checkpoint=default_checkpoint,
+                            progress_every=args.progress_every,
+                            checkpoint_every=args.checkpoint_every, chunk=args.chunk)
     except mpfr.MPFRUnavailable as exc:
         print(f"crlibm_py.verify: {exc}", file=sys.stderr)
         return EXIT_ENVIRONMENT
+    except checkpoint.CheckpointError as exc:
+        print(f"crlibm_py.verify: error: {exc}; rerun with --fresh to start over (the file "
+              f"is then overwritten), or name another file with --checkpoint", file=sys.stderr)
+        return EXIT_USAGE
     except ValueError as exc:
         print(f"crlibm_py.verify: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as exc:  # the checkpoint could not be written
+        print(f"crlibm_py.verify: {exc}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
     except KeyboardInterrupt:
-        saved = f"; resume with --checkpoint {args.checkpoint}" if args.checkpoint else ""
-        print(f"\ncrlibm_py.verify: interrupted{saved}", file=sys.stderr)
-        return 130
+        if checkpoint_path is None:
+            saved = " (no checkpoint kept)"
+        elif default_checkpoint:
+            saved = f"; progress kept in {checkpoint_path}: rerun the same command to resume"
+        else:
+            saved = f"; resume with --checkpoint {checkpoint_path}"
+        print(f"\ncrlibm_py.verify: interrupted{saved}", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
     finally:
         signal.signal(signal.SIGTERM, previous)
-    for line in report.summary_lines(result):
-        print(line)
     for line in report.problems(result):
         print(line, file=sys.stderr)
-    if args.report:
+    if report_path:
         try:
-            report.write(result, args.report)
+            report.write(result, report_path)
         except OSError as exc:  # e.g. the folder went away during the run
             print(f"crlibm_py.verify: the report was not written: {exc}", file=sys.stderr)
             return EXIT_ENVIRONMENT
+        print(f"report: {report_path}", flush=True)
     return EXIT_OK if result["ok"] else EXIT_FAILED

@@ -47,15 +47,17 @@ def _hex(bits):
     return f"0x{bits:08x}"
 
 
-def _function_entry(fn, state, bound, config, wall):
+def function_entry(fn, state, bound, config, wall):
+    """The report of one function from its state (see checkpoint.py)."""
     from .bounds import REFERENCES
+    from .checkpoint import complete as _complete, config_targets
     lo, hi = config["range"]
     tier = config["tier"]
-    complete = state["done"] == [[lo, hi]]
+    complete = _complete(state, config_targets(config))
     paths = {}
     for p in config["paths"]:
         wrong = state["wrong"][p]
-        listed = sorted(state["wrong_inputs"][p])
+        listed = sorted(state["wrong_inputs"][p])  # the lowest inputs (by bit pattern)
         paths[p] = {
             "tier": tier,
             "inputs_checked": state["inputs_checked"],
@@ -87,8 +89,15 @@ def _function_entry(fn, state, bound, config, wall):
     }
 
 
+def _sampled(config):
+    if not config.get("sampled"):
+        return None
+    block, stride = config["sampled"]
+    return {"block": block, "stride": stride}
+
+
 def build(functions, states, bound_results, config, jobs, wall, fn_walls, resumed):
-    fns = {fn: _function_entry(fn, states[fn], bound_results.get(fn), config, fn_walls.get(fn))
+    fns = {fn: function_entry(fn, states[fn], bound_results.get(fn), config, fn_walls.get(fn))
            for fn in functions}
     return {
         "tool": "crlibm_py.verify",
@@ -97,7 +106,9 @@ def build(functions, states, bound_results, config, jobs, wall, fn_walls, resume
         "paths": config["paths"],
         "range": [_hex(r) for r in config["range"]],
         "jobs": jobs,
-        "resumed_from_checkpoint": resumed,
+        "sampled": _sampled(config),
+        "resumed_from_checkpoint": resumed > 0,
+        "inputs_from_checkpoint": resumed,
         "self_test_hooks": config["hooks"],
         "environment": environment(),
         "wall_time_s": round(wall, 3),
@@ -126,17 +137,19 @@ def problems(result):
     return out
 
 
+def summary_line(fn, f):
+    """One line for the report entry f of function fn: its result on every path."""
+    wrong = ", ".join(f"{p} {e['wrong']}" for p, e in f["paths"].items())
+    extra = (f", undecided->MPFR {f['undecided_to_mpfr']}, bound "
+             f"{'ok' if f['reference_bound']['ok'] else 'EXCEEDED'}"
+             if f["tier"] == "fast" else "")
+    wall = f"{f['wall_time_s']:.1f} s" if f["wall_time_s"] is not None else "resumed, no work"
+    return (f"{fn:6s} {'OK  ' if f['ok'] else 'FAIL'} {f['inputs_checked']} inputs; "
+            f"wrong: {wrong}{extra}; {wall}")
+
+
 def summary_lines(result):
-    lines = []
-    for fn, f in result["functions"].items():
-        wrong = ", ".join(f"{p} {e['wrong']}" for p, e in f["paths"].items())
-        extra = (f", undecided->MPFR {f['undecided_to_mpfr']}, bound "
-                 f"{'ok' if f['reference_bound']['ok'] else 'EXCEEDED'}"
-                 if f["tier"] == "fast" else "")
-        wall = f"{f['wall_time_s']:.1f} s" if f["wall_time_s"] is not None else "resumed, no work"
-        lines.append(f"{fn:6s} {'OK  ' if f['ok'] else 'FAIL'} {f['inputs_checked']} inputs; "
-                     f"wrong: {wrong}{extra}; {wall}")
-    return lines
+    return [summary_line(fn, f) for fn, f in result["functions"].items()]
 
 
 def final_line(result):
