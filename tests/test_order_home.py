@@ -13,10 +13,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-# Trees scanned, and the one folder that may spell the patterns out. The Python
-# implementations (reproblas/_cuda.py) can join later by adding their folder here.
-ROOTS = [REPO / "src" / "c", REPO / "src" / "cuda"]
-HOME = REPO / "src" / "c" / "order"
+# Trees scanned, and the homes that may spell the patterns out: the C/CUDA header and the
+# Python side's decomposition (reproblas/_order.py, the host half of the CUDA launches).
+ROOTS = [REPO / "src" / "c", REPO / "src" / "cuda", REPO / "reproblas", REPO / "repro_runtime"]
+HOMES = [REPO / "src" / "c" / "order", REPO / "reproblas" / "_order.py"]
 SUFFIXES = {".c", ".h", ".inc", ".cu", ".cuh", ".cpp", ".py"}
 
 _BIT = r"\(?\s*\w+\s*>>\s*\(?\s*\w+\s*\)?\s*\)?\s*&\s*1"  # (i >> j) & 1, i >> j & 1
@@ -31,20 +31,22 @@ PATTERNS = {
     # a walk over the bits of a 64-bit count: for (int b = 62; ...), for (b = 0; b <= 62; ...)
     "binary-expansion walk": re.compile(
         r"\bfor\s*\(\s*(?:int\s+)?\w+\s*=\s*6[23]\s*;|\bfor\s*\([^;]*;\s*\w+\s*<=?\s*6[23]\s*;"),
+    # Python's walk over the bits of a count: range(n.bit_length() - 1, -1, -1)
+    "binary-expansion walk (Python)": re.compile(r"range\(\s*\w+\.bit_length\(\)\s*-\s*1\s*,\s*-1"),
     # the chain's start: (T)-0.0, T(-0.0), acc = -0.0;
     "sequential chain start": re.compile(
         r"\(\s*T\s*\)\s*-\s*0\.0\b|\bT\s*\(\s*-\s*0\.0\s*\)|=\s*-\s*0\.0\s*;"),
 }
 
 
-def hand_written(roots, home=None):
-    """'file:line: pattern: text' for every match outside `home`."""
+def hand_written(roots, homes=()):
+    """'file:line: pattern: text' for every match outside `homes` (folders or files)."""
     found = []
     for root in roots:
         for path in sorted(Path(root).rglob("*")):
             if path.suffix not in SUFFIXES or not path.is_file():
                 continue
-            if home is not None and Path(home) in path.parents:
+            if any(path == Path(h) or Path(h) in path.parents for h in homes):
                 continue
             for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
                 for name, rx in PATTERNS.items():
@@ -54,13 +56,13 @@ def hand_written(roots, home=None):
 
 
 def test_orders_have_one_home():
-    found = hand_written(ROOTS, HOME)
-    assert not found, ("hand-written summation order outside src/c/order "
-                       "(use order/order.h):\n" + "\n".join(found))
+    found = hand_written(ROOTS, HOMES)
+    assert not found, ("hand-written summation order outside its homes "
+                       "(use src/c/order/order.h or reproblas/_order.py):\n" + "\n".join(found))
 
 
 def test_home_states_each_primitive():
-    text = (HOME / "order.h").read_text()
+    text = (HOMES[0] / "order.h").read_text()
     for name in ("RB_CHAIN_START", "RB_COUNTER_CARRIES", "RB_COUNTER_PUSH", "RB_COUNTER_JOIN",
                  "rb_counter_carries", "RB_BLOCKS_SMALLEST_FIRST", "RB_BLOCKS_LARGEST_FIRST",
                  "RB_JOIN_BLOCKS", "rb_pairwise_split", "rb_block_items", "RB_TREE_IN_PLACE"):
@@ -85,6 +87,7 @@ OLD_FORMS = [
     "    for (int j = 0; j < TN; ++j) acc[i][j] = T(-0.0); /* see rb_chain */",
     "        T c = -0.0;",
     "    while (i >> j) & 1:",
+    "    for b in range(n.bit_length() - 1, -1, -1):",
 ]
 NOT_ORDER = [
     "    if (((isa_mask >> isa) & 1) && (cr_kernel(fn, isa) == NULL))",
@@ -108,13 +111,12 @@ def test_home_is_excluded_only_there(tmp_path):
     home.mkdir()
     (home / "order.h").write_text(OLD_FORMS[0] + "\n")
     (tmp_path / "kernel.inc").write_text(OLD_FORMS[0] + "\n")
-    found = hand_written([tmp_path], home)
+    found = hand_written([tmp_path], [home])
     assert len(found) == 1 and "kernel.inc:1:" in found[0]
 
 
 if __name__ == "__main__":
     roots = [Path(p) for p in sys.argv[1:]] or ROOTS
-    hits = hand_written(roots, next((r / "c" / "order" for r in roots
-                                      if (r / "c" / "order").is_dir()), HOME))
+    hits = hand_written(roots, [r / "c" / "order" for r in roots] + HOMES)
     print("\n".join(hits) or "no hand-written order")
     sys.exit(1 if hits else 0)
