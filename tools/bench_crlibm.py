@@ -4,9 +4,10 @@
 For each function and each CPU path this machine has (forced through CRLIBM_ISA, which the
 library reads at call time), prints ns/element of ``crlibm_py.<f>(x, out=y)`` on float32
 arrays, next to the same for NumPy's float32 function and the ratio ours / NumPy (< 1: ours
-is faster). Baselines:
+is faster). The cases (input ranges) and baselines are each function's entry in the registry,
+src/c/crlibm/functions.def (``python tools/crlibm_registry.py`` prints them):
 
-- exp, log, sin, cos, tanh: ``np.<f>`` on float32 (NumPy's own SIMD loops, not correctly
+- ``np.<f>`` on float32 where NumPy has the function (its own SIMD loops, not correctly
   rounded);
 - erf: NumPy has no erf; the target named for it is ``np.tanh`` on float32 (a function of the
   same shape and cost class), and ``scipy.special.erf`` on float32 is shown as a second column;

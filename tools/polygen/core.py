@@ -227,6 +227,7 @@ def write_header(filename: str, summary: str, command: str, tables: list[Table],
     function's folder) with each value as a hex float and a comment giving what it
     encodes. Returns the path."""
     path = os.path.join(directory, filename)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
         fh.write(header_text(summary, command, tables, defines))
     return path
