@@ -77,8 +77,8 @@ static int special_table(int fn, uint32_t u, uint32_t *out) {
  * returns inf, zero or a subnormal double, which the relative bound cannot
  * decide. */
 #define CR_NO_SATURATION
-#define CR_SATURATES(lo, lo_result, hi, result)            \
-  if (x >= (hi)) { *out = VF_R_##result; return 1; }        \
+#define CR_SATURATES(lo, lo_result, hi, hi_result)         \
+  if (x >= (hi)) { *out = VF_R_##hi_result; return 1; }     \
   if (x <= (lo)) { *out = VF_R_##lo_result; return 1; }
 
 /* Results known without evaluating f: the SPEC table, and the saturation. */
