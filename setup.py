@@ -51,8 +51,9 @@ CRLIBM_UFUNCS = CRLIBM + ["src/c/crlibm/scalar_calls.c"]  # + the benchmark's sc
 
 
 def headers(*dirs):
-    """Headers and .inc files (for the sdist; rebuilds follow gcc's dependency files)."""
-    return sorted(str(p) for d in dirs for p in Path(d).rglob("*") if p.suffix in (".h", ".inc"))
+    """Headers, .inc and .def files (for the sdist; rebuilds follow gcc's dependency files)."""
+    return sorted(str(p) for d in dirs for p in Path(d).rglob("*")
+                  if p.suffix in (".h", ".inc", ".def"))
 
 
 # An extension's include_dirs and define_macros apply to its own sources (the Cython module);
@@ -103,7 +104,7 @@ class build_py_with_cuda_sources(build_py):
         dest = Path(self.build_lib) / "repro_runtime" / "_cuda_src"
         for d in ("cuda", "c/common", "c/crlibm", "c/reproblas", "c/order"):
             for p in Path("src", d).rglob("*"):
-                if p.suffix in (".cu", ".cuh", ".h") and "emu" not in p.parts:
+                if p.suffix in (".cu", ".cuh", ".h", ".def") and "emu" not in p.parts:
                     target = dest / p.relative_to("src")
                     self.mkpath(str(target.parent))
                     self.copy_file(str(p), str(target), preserve_mode=0)

@@ -8,11 +8,15 @@ broadcasting and strided inputs work as they do for NumPy's functions.
 """
 from repro_runtime.util import package_path
 
-from ._api import FUNCTIONS, cos, erf, exp, log, rsqrt, sin, tanh, ufuncs
+from ._api import FUNCTIONS, ufuncs, wrappers
 from ._ufuncs import best_isa, isa_names, isa_supported
 
-__all__ = ["exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "ufuncs", "FUNCTIONS",
-           "best_isa", "isa_names", "isa_supported"]
+# crlibm_py.exp, crlibm_py.log, ...: one per function of the registry
+# (src/c/crlibm/functions.def), in its order.
+globals().update(wrappers)
+del wrappers
+
+__all__ = [*FUNCTIONS, "ufuncs", "FUNCTIONS", "best_isa", "isa_names", "isa_supported"]
 __all__ += ["get_include", "get_library_dir"]
 __version__ = "0.1.0"
 

@@ -175,10 +175,7 @@ def _make(fname):
     return wrapper
 
 
-exp = _make("exp")
-log = _make("log")
-sin = _make("sin")
-cos = _make("cos")
-tanh = _make("tanh")
-erf = _make("erf")
-rsqrt = _make("rsqrt")
+# One wrapper per function of the registry (src/c/crlibm/functions.def), in its order;
+# crlibm_py exports them by name (crlibm_py.exp, ...).
+wrappers = {fname: _make(fname) for fname in FUNCTIONS}
+globals().update(wrappers)

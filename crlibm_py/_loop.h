@@ -97,20 +97,17 @@ static int cr_get_loop(int fn, PyArrayMethod_StridedLoop **loop, NpyAuxData **da
                               const npy_intp *strides, PyArrayMethod_StridedLoop **loop,        \
                               NpyAuxData **data, NPY_ARRAYMETHOD_FLAGS *flags) {                \
     (void)context, (void)aligned, (void)move_references, (void)strides;                        \
-    return cr_get_loop(fn, loop, data, flags);                                                  \
+    return cr_get_loop(CR_FN_ID_##fn, loop, data, flags);                                       \
   }
-CR_GET_LOOP(0)
-CR_GET_LOOP(1)
-CR_GET_LOOP(2)
-CR_GET_LOOP(3)
-CR_GET_LOOP(4)
-CR_GET_LOOP(5)
-CR_GET_LOOP(6)
+#define CR_FUNCTION(name, ...) CR_GET_LOOP(name)
+#include "functions.def"
+#undef CR_FUNCTION
 #undef CR_GET_LOOP
 
 static PyArrayMethod_GetLoop *const cr_get_loops[] = {
-    cr_get_loop_0, cr_get_loop_1, cr_get_loop_2, cr_get_loop_3,
-    cr_get_loop_4, cr_get_loop_5, cr_get_loop_6,
+#define CR_FUNCTION(name, ...) cr_get_loop_##name,
+#include "functions.def"
+#undef CR_FUNCTION
 };
 _Static_assert(sizeof cr_get_loops / sizeof cr_get_loops[0] == CR_FUNCTION_COUNT,
                "one get_loop per function");

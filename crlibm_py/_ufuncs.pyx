@@ -18,6 +18,10 @@ cdef extern from "crlibm_core.h":
     void cr_apply_strided(int fn, int isa, const char *x, ptrdiff_t sx, char *y,
                           ptrdiff_t sy, size_t n) nogil
 
+cdef extern from "registry_rows.h":
+    enum: CR_REGISTRY_FIELDS
+    const char *cr_registry_rows[][CR_REGISTRY_FIELDS]
+
 cdef extern from "scalar_calls.h":
     int cr_scalar_calls_available()
     void cr_apply_scalar_calls(int fn, const float *x, float *y, size_t n) nogil
@@ -163,3 +167,10 @@ def float32_if_exact(cnp.ndarray x not None):
 def function_names():
     """Function names in the order of their index."""
     return [cr_function_name(i).decode() for i in range(CR_FUNCTION_COUNT)]
+
+
+def registry_rows():
+    """The entries of src/c/crlibm/functions.def as compiled: per function, in index
+    order, a tuple of its fields' source text (crlibm_py._registry parses them)."""
+    return [tuple(cr_registry_rows[i][j].decode() for j in range(CR_REGISTRY_FIELDS))
+            for i in range(CR_FUNCTION_COUNT)]

@@ -14,35 +14,33 @@ import numpy as np
 
 import crlibm_py
 
-# Typical argument ranges (log-uniform where the function lives on magnitudes).
-RANGES = {
-    "exp": ("uniform", -87.0, 88.0),
-    "log": ("loguniform", 1e-30, 1e30),
-    "sin": ("uniform", -100.0, 100.0),
-    "cos": ("uniform", -100.0, 100.0),
-    "tanh": ("uniform", -5.0, 5.0),
-    "erf": ("uniform", -4.0, 4.0),
-    "rsqrt": ("loguniform", 1e-30, 1e30),
-}
+from ._registry import function as _entry
+
+# Each function's typical argument range (log-uniform where the function lives on
+# magnitudes) and the float32 function whose errors are counted come from its entry in
+# the registry (src/c/crlibm/functions.def).
 
 
 def sample(fname, n, rng):
-    kind, lo, hi = RANGES[fname]
+    kind, lo, hi = _entry(fname).demo
     if kind == "uniform":
         return rng.uniform(lo, hi, n).astype(np.float32)
     return np.exp(rng.uniform(np.log(lo), np.log(hi), n)).astype(np.float32)
 
 
 def numpy_float32(fname, x):
-    if fname == "erf":
+    """The registry's accuracy baseline at x, or None where SciPy is missing."""
+    expr = _entry(fname).accuracy
+    if expr.startswith("scipy.special."):
         try:
-            from scipy.special import erf
+            import scipy.special
         except ImportError:
             return None
-        return erf(x)
-    if fname == "rsqrt":
-        return np.float32(1) / np.sqrt(x)
-    return getattr(np, fname)(x)
+        return getattr(scipy.special, expr.rsplit(".", 1)[1])(x)
+    ufunc = getattr(np, expr.rsplit(".", 1)[1])
+    if expr.startswith("1/"):
+        return np.float32(1) / ufunc(x)
+    return ufunc(x)
 
 
 def mpfr_reference(fname, x):
@@ -50,7 +48,7 @@ def mpfr_reference(fname, x):
 
     ctx = gmpy2.ieee(32)
     ctx.subnormalize = True
-    f = {"rsqrt": gmpy2.rec_sqrt}.get(fname) or getattr(gmpy2, fname)
+    f = getattr(gmpy2, _entry(fname).mpfr)
     with gmpy2.context(ctx):
         return np.array([float(f(gmpy2.mpfr(float(v)))) for v in x], dtype=np.float32)
 

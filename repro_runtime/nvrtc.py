@@ -39,7 +39,7 @@ def sources_digest(root=None):
     root = root or source_root()
     h = hashlib.sha256()
     for p in sorted((root / "cuda").rglob("*")) + sorted((root / "c").rglob("*")):
-        if p.suffix in (".cu", ".cuh", ".h"):
+        if p.suffix in (".cu", ".cuh", ".h", ".def"):
             h.update(str(p.relative_to(root)).encode())
             h.update(p.read_bytes())
     return h.hexdigest()[:16]

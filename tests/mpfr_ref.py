@@ -2,12 +2,15 @@
 
 gmpy2.ieee(32) is precision 24, emin -148, emax 128 with subnormalize, so each
 result is the correctly rounded float32, subnormals and overflow included.
-The one place SPEC overrides MPFR is rsqrt(-0) = -inf (MPFR gives +inf).
+The one place SPEC overrides MPFR is rsqrt(-0) = -inf (MPFR gives +inf). The MPFR
+function and that override are each function's registry entry (functions.def).
 """
 import functools
 
 import gmpy2
 import numpy as np
+
+from crlibm_py._registry import functions
 
 CANONICAL_NAN = 0x7FC00000
 NEG_ZERO = 0x80000000
@@ -16,15 +19,8 @@ NEG_INF = 0xFF800000
 _CTX = gmpy2.ieee(32)
 assert _CTX.precision == 24 and _CTX.subnormalize
 
-MPFR_FUNCTIONS = {
-    "exp": gmpy2.exp,
-    "log": gmpy2.log,
-    "sin": gmpy2.sin,
-    "cos": gmpy2.cos,
-    "tanh": gmpy2.tanh,
-    "erf": gmpy2.erf,
-    "rsqrt": gmpy2.rec_sqrt,
-}
+MPFR_FUNCTIONS = {f.name: getattr(gmpy2, f.mpfr) for f in functions()}  # rsqrt: rec_sqrt
+_OVERRIDES = {f.name: f.mpfr_override for f in functions()}
 
 
 def f32_bits(x):
@@ -45,9 +41,8 @@ def mpfr_bits(fname, bits):
 
 
 def _ref_bits_scalar(fname, bits):
-    if fname == "rsqrt" and bits == NEG_ZERO:
-        return NEG_INF  # SPEC §1 overrides MPFR's +inf
-    return mpfr_bits(fname, bits)
+    override = _OVERRIDES[fname].get(bits)  # rsqrt(-0): SPEC §1 says -inf, MPFR +inf
+    return mpfr_bits(fname, bits) if override is None else override
 
 
 @functools.lru_cache(maxsize=None)

@@ -26,6 +26,8 @@ CC = shutil.which("cc")
 pytestmark = pytest.mark.skipif(CC is None, reason="needs a C compiler (cc on PATH)")
 
 DRIVER = Path(__file__).parent / "capi" / "driver.c"
+# functions.def: the driver's table of crlibm functions is the registry's
+REGISTRY_DIR = Path(__file__).resolve().parents[1] / "src" / "c" / "crlibm"
 ROW, COL, NOTRANS, TRANS = 101, 102, 111, 112
 UPPER, LOWER, NONUNIT, UNIT, LEFT, RIGHT = 121, 122, 131, 132, 141, 142
 ORDER_NAMES = {0: "sequential", 1: "pairwise"}
@@ -37,7 +39,7 @@ def driver(tmp_path_factory):
     exe = tmp_path_factory.mktemp("capi") / "driver"
     libs = [crlibm_py.get_library_dir(), reproblas.get_library_dir()]
     cmd = [CC, "-std=c11", "-O1", "-Wall", f"-I{crlibm_py.get_include()}",
-           f"-I{reproblas.get_include()}", str(DRIVER), "-o", str(exe)]
+           f"-I{reproblas.get_include()}", f"-I{REGISTRY_DIR}", str(DRIVER), "-o", str(exe)]
     cmd += [f"-L{d}" for d in libs] + [f"-Wl,-rpath,{d}" for d in libs]
     cmd += ["-lreproblas", "-lcrlibm", "-lm"]
     done = subprocess.run(cmd, capture_output=True, text=True)

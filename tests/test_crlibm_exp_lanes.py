@@ -21,8 +21,8 @@ from test_crlibm_lookups import every_row_at_every_position
 
 def table_size():
     """N = 2^CR_EXP_TABLE_BITS, read from the generated header."""
-    path = os.path.join(os.path.dirname(__file__), "..", "src", "c", "crlibm", "coeffs",
-                        "exp_table.h")
+    path = os.path.join(os.path.dirname(__file__), "..", "src", "c", "crlibm", "exp",
+                        "table.h")
     with open(path) as fh:
         bits = re.search(r"#define CR_EXP_TABLE_BITS (\d+)", fh.read()).group(1)
     return 1 << int(bits)

@@ -78,7 +78,7 @@ def tanh_rows():
 
 
 def big_rows():
-    """Floats of every exponent from 32 to 127 (rows of sincos_big.h), both signs."""
+    """Floats of every exponent from 32 to 127 (rows of sin_cos/big.h), both signs."""
     rng = np.random.default_rng(7)
     rows = []
     for e in range(32, 128):

@@ -120,7 +120,7 @@ def test_scalar_calls_reject_bad_arguments():
 
 
 def _committed_erf_row(erf, i):
-    with open(os.path.join(ROOT, "src", "c", "crlibm", "coeffs", "erf_poly.h")) as fh:
+    with open(os.path.join(ROOT, "src", "c", "crlibm", "erf", "poly.h")) as fh:
         values = re.findall(r"^\s+(\S+), /\* t\^", fh.read(), flags=re.M)
     return [float.fromhex(values[erf.position(i, j)]) for j in range(erf.DEG + 1)]
 

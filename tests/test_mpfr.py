@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import crlibm_py
+from crlibm_cases import RANGES, THRESHOLDS
 from helpers import FUNCTIONS, apply, assert_same_bits
 from mpfr_ref import find_transition, ref_bits
 
@@ -38,42 +39,8 @@ def _random_magnitudes(rng, n, lo, hi, signed=True):
     return b
 
 
-# Where each function does its real work (magnitudes; sign random unless noted).
-RANGES = {
-    "exp": (2.0 ** -30, 104.0, True),
-    "log": (0.25, 4.0, False),
-    "sin": (2.0 ** -20, 2.0 ** 20, True),
-    "cos": (2.0 ** -20, 2.0 ** 20, True),
-    "tanh": (2.0 ** -20, 16.0, True),
-    "erf": (2.0 ** -20, 8.0, True),
-    "rsqrt": (2.0 ** -149, 3.4028234663852886e38, False),
-}
-
-_ONE, _INF = 0x3F800000, 0x7F800000
-
-# Where the result of each function changes regime: (what, test(result_bits,
-# x_bits), lo, hi) with the test false at lo and true at hi; bisection with
-# MPFR finds the exact float where it turns true.
-THRESHOLDS = {
-    "exp": [("overflow", lambda r, x: r == _INF, 88.0, 89.0),
-            ("underflow to +0", lambda r, x: r == 0, -100.0, -110.0),
-            ("subnormal result", lambda r, x: r < 0x00800000, -80.0, -90.0),
-            ("exp(x) > 1, x > 0", lambda r, x: r != _ONE, 2.0 ** -40, 2.0 ** -10),
-            ("exp(x) < 1, x < 0", lambda r, x: r != _ONE, -2.0 ** -40, -2.0 ** -10)],
-    "log": [("log(x) >= 1", lambda r, x: r >= _ONE, 2.0, 3.0),
-            ("log(x) >= 64", lambda r, x: r >= 0x42800000, 2.0 ** 92, 2.0 ** 93),
-            ("log(x) > -2^-10", lambda r, x: r <= 0xBA800000, 0.99, 0.9999)],
-    "sin": [("sin(x) stops rounding to x", lambda r, x: r != x, 2.0 ** -20, 2.0 ** -5)],
-    "cos": [("cos(x) stops rounding to 1", lambda r, x: r != _ONE, 2.0 ** -30, 2.0 ** -5)],
-    "tanh": [("tanh(x) stops rounding to x", lambda r, x: r != x, 2.0 ** -20, 2.0 ** -5),
-             ("saturation to 1", lambda r, x: r == _ONE, 1.0, 20.0)],
-    "erf": [("saturation to 1", lambda r, x: r == _ONE, 1.0, 10.0),
-            ("normal result", lambda r, x: r >= 0x00800000, 2.0 ** -149, 2.0 ** -125)],
-    "rsqrt": [("rsqrt(x) < 1", lambda r, x: r < _ONE, 0.5, 2.0),
-              ("rsqrt(x) < 2^-63", lambda r, x: r < 0x20000000, 2.0 ** 125, 2.0 ** 127)],
-}
-
-
+# RANGES (where each function does its real work) and THRESHOLDS (where its result
+# changes regime) are each function's declarations in tests/crlibm_cases.py.
 def _pred_on_bits(fname, test):
     return lambda b: test(int(ref_bits(fname, np.uint32(b).view(np.float32))), b)
 

@@ -3,24 +3,13 @@ import numpy as np
 import pytest
 
 import crlibm_py
+from crlibm_cases import (DOMAIN_ERROR_BELOW_ZERO, NAN, NEG_INF, NEG_ZERO, POS_INF, POS_ZERO,
+                          SPECIALS)
 from helpers import FUNCTIONS, apply, assert_same_bits
-from mpfr_ref import CANONICAL_NAN, mpfr_bits, ref_bits
+from mpfr_ref import mpfr_bits, ref_bits
 
-NAN = CANONICAL_NAN
-POS_INF, NEG_INF = 0x7F800000, 0xFF800000
-POS_ZERO, NEG_ZERO = 0x00000000, 0x80000000
-ONE, MINUS_ONE = 0x3F800000, 0xBF800000
-
-# SPEC §1, columns NaN, +inf, -inf, +0, -0 (result bit patterns).
-TABLE = {
-    "exp":   (NAN, POS_INF, POS_ZERO, ONE, ONE),
-    "log":   (NAN, POS_INF, NAN, NEG_INF, NEG_INF),
-    "sin":   (NAN, NAN, NAN, POS_ZERO, NEG_ZERO),
-    "cos":   (NAN, NAN, NAN, ONE, ONE),
-    "tanh":  (NAN, ONE, MINUS_ONE, POS_ZERO, NEG_ZERO),
-    "erf":   (NAN, ONE, MINUS_ONE, POS_ZERO, NEG_ZERO),
-    "rsqrt": (NAN, POS_ZERO, NAN, POS_INF, NEG_INF),
-}
+# SPEC §1, columns NaN, +inf, -inf, +0, -0 (result bit patterns): tests/crlibm_cases.py.
+TABLE = SPECIALS
 SPECIAL_INPUTS = (0x7FC00000, POS_INF, NEG_INF, POS_ZERO, NEG_ZERO)
 
 # Quiet and signalling NaNs of both signs, with and without payloads.
@@ -84,7 +73,7 @@ def test_nan_inputs_public_api(fname, use_isa):
         assert isinstance(y, np.float32) and y.view(np.uint32) == NAN
 
 
-@pytest.mark.parametrize("fname_dom", ["log", "rsqrt"])
+@pytest.mark.parametrize("fname_dom", DOMAIN_ERROR_BELOW_ZERO)
 def test_domain_error_is_canonical_nan(fname_dom, isa):
     x = np.array(NEGATIVE_INPUTS, dtype=np.uint32).view(np.float32)
     assert_same_bits(apply(fname_dom, isa, x), np.full(x.size, NAN), x, f"{fname_dom} on {isa}")

@@ -4,9 +4,10 @@
 For each function and each CPU path this machine has (forced through CRLIBM_ISA, which the
 library reads at call time), prints ns/element of ``crlibm_py.<f>(x, out=y)`` on float32
 arrays, next to the same for NumPy's float32 function and the ratio ours / NumPy (< 1: ours
-is faster). Baselines:
+is faster). The cases (input ranges) and baselines are each function's entry in the registry,
+src/c/crlibm/functions.def (``python tools/crlibm_registry.py`` prints them):
 
-- exp, log, sin, cos, tanh: ``np.<f>`` on float32 (NumPy's own SIMD loops, not correctly
+- ``np.<f>`` on float32 where NumPy has the function (its own SIMD loops, not correctly
   rounded);
 - erf: NumPy has no erf; the target named for it is ``np.tanh`` on float32 (a function of the
   same shape and cost class), and ``scipy.special.erf`` on float32 is shown as a second column;
@@ -37,8 +38,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import importlib.util  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
+import pathlib  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -53,9 +56,24 @@ try:
 except ImportError:  # the scipy column is then left empty
     scipy = None
 
-FUNCTIONS = ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt")
 ENV = "CRLIBM_ISA"
 DEFAULT_SEED = 20240601
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _load_registry():
+    """The function registry (src/c/crlibm/functions.def), parsed by crlibm_py/_registry.py
+    loaded by path: no build is needed to list the cases."""
+    spec = importlib.util.spec_from_file_location("crlibm_registry",
+                                                  REPO / "crlibm_py" / "_registry.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.parse(module.parse_def(
+        (REPO / "src" / "c" / "crlibm" / "functions.def").read_text()))
+
+
+REGISTRY = _load_registry()
+FUNCTIONS = tuple(f.name for f in REGISTRY)
 
 
 def _positive_normals(rng, n):
@@ -75,18 +93,19 @@ def _huge(rng, n):
     return (mag * rng.choice([-1.0, 1.0], n)).astype(np.float32)
 
 
-# (case id, function, input label, generator). sin and cos get a second, huge-argument case.
-CASES = [
-    ("exp", "exp", "U[-87,88]", _uniform(-87.0, 88.0)),
-    ("log", "log", "log-uniform normals", _positive_normals),
-    ("sin", "sin", "U[-100,100]", _uniform(-100.0, 100.0)),
-    ("sin_huge", "sin", "+-1e6..1e30 log", _huge),
-    ("cos", "cos", "U[-100,100]", _uniform(-100.0, 100.0)),
-    ("cos_huge", "cos", "+-1e6..1e30 log", _huge),
-    ("tanh", "tanh", "U[-5,5]", _uniform(-5.0, 5.0)),
-    ("erf", "erf", "U[-5,5]", _uniform(-5.0, 5.0)),
-    ("rsqrt", "rsqrt", "log-uniform normals", _positive_normals),
-]
+def _case(kind, args):
+    """(input label, generator) of a registry benchmark case."""
+    if kind == "uniform":
+        lo, hi = args
+        return f"U[{lo},{hi}]", _uniform(float(lo), float(hi))
+    if kind == "normals":
+        return "log-uniform normals", _positive_normals
+    return "+-1e6..1e30 log", _huge
+
+
+# (case id, function, input label, generator), from each function's registry entry
+# (sin and cos have a second, huge-argument case).
+CASES = [(cid, f.name, *_case(kind, args)) for f in REGISTRY for cid, kind, args in f.bench]
 
 _ONE = np.float32(1.0)
 
@@ -99,26 +118,36 @@ def case_input(case_id, size, seed=DEFAULT_SEED):
     raise KeyError(case_id)
 
 
-def _numpy_rsqrt(x, y):
-    np.sqrt(x, out=y)
-    np.divide(_ONE, y, out=y)
+def _numpy_call(expr):
+    """callable(x, y) for a registry baseline "np.<f>" or "1/np.<f>": the latter is
+    the usual idiom written as two in-place passes into the output (f, then divide)."""
+    ufunc = getattr(np, expr.rsplit(".", 1)[1])
+    if expr.startswith("1/"):
+        def call(x, y):
+            ufunc(x, out=y)
+            np.divide(_ONE, y, out=y)
+        return call
+    return lambda x, y: ufunc(x, out=y)
+
+
+def _entry(fname):
+    return REGISTRY[FUNCTIONS.index(fname)]
 
 
 def numpy_baseline(fname):
-    """(label, callable(x, y)) of the NumPy reference for fname."""
-    if fname == "erf":
-        return "np.tanh", lambda x, y: np.tanh(x, out=y)
-    if fname == "rsqrt":
-        return "1/np.sqrt", _numpy_rsqrt
-    ufunc = getattr(np, fname)
-    return f"np.{fname}", lambda x, y: ufunc(x, out=y)
+    """(label, callable(x, y)) of the NumPy reference for fname (the registry's baseline)."""
+    expr = _entry(fname).baseline
+    return expr, _numpy_call(expr)
 
 
 def scipy_baseline(fname):
-    """(label, callable) of the second reference, or None (only erf has one)."""
-    if fname != "erf" or scipy is None:
+    """(label, callable) of the second reference, or None: the registry's accuracy
+    function where it is SciPy's (erf)."""
+    expr = _entry(fname).accuracy
+    if not expr.startswith("scipy.special.") or scipy is None:
         return None
-    return "scipy.special.erf", lambda x, y: scipy.special.erf(x, out=y)
+    func = getattr(scipy.special, expr.rsplit(".", 1)[1])
+    return expr, lambda x, y: func(x, out=y)
 
 
 def ours(fname):

@@ -25,7 +25,7 @@ def _load_bench_script():
 
 bench = _load_bench_script()
 
-CASES = [case[0] for case in bench.CASES]  # exp, log, sin, sin_huge, ...
+CASES = [case[0] for case in bench.CASES]  # the registry's cases: exp, ..., sin_huge, ...
 FUNCTION_OF = {case[0]: case[1] for case in bench.CASES}
 SIZES = [1 << 10, 1 << 16, 1 << 20]
 PATHS = ["scalar", "avx2", "avx512"]

@@ -56,13 +56,16 @@ enum crlibm_status {
 /* A static English description of a return code (also for unknown codes). */
 CRLIBM_API const char *crlibm_error_string(int code);
 
+/* One pair per function of the registry (src/c/crlibm/functions.def); rsqrt(x) is
+ * 1/sqrt(x), with rsqrt(-0) = -inf. */
+/* BEGIN FUNCTIONS: written by python tools/crlibm_registry.py --write */
 CRLIBM_API float crlibm_expf(float x);
 CRLIBM_API float crlibm_logf(float x);
 CRLIBM_API float crlibm_sinf(float x);
 CRLIBM_API float crlibm_cosf(float x);
 CRLIBM_API float crlibm_tanhf(float x);
 CRLIBM_API float crlibm_erff(float x);
-CRLIBM_API float crlibm_rsqrtf(float x); /* 1/sqrt(x); rsqrt(-0) = -inf */
+CRLIBM_API float crlibm_rsqrtf(float x);
 
 CRLIBM_API int crlibm_expf_n(const float *x, float *y, size_t n);
 CRLIBM_API int crlibm_logf_n(const float *x, float *y, size_t n);
@@ -71,6 +74,7 @@ CRLIBM_API int crlibm_cosf_n(const float *x, float *y, size_t n);
 CRLIBM_API int crlibm_tanhf_n(const float *x, float *y, size_t n);
 CRLIBM_API int crlibm_erff_n(const float *x, float *y, size_t n);
 CRLIBM_API int crlibm_rsqrtf_n(const float *x, float *y, size_t n);
+/* END FUNCTIONS */
 
 #ifdef __cplusplus
 }

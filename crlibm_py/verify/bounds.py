@@ -9,17 +9,21 @@ factor of 64. rsqrt's reference 1/sqrt(x) has two correctly rounded steps,
 so under 1 ulp (plus 2^-104), counted as 1 ulp before the same factor.
 Every run measures each reference against MPFR on a sample and fails if the
 bound is exceeded (``check_bound``).
+
+The references, their ulps and the special and saturated inputs are each function's
+entry in the registry (src/c/crlibm/functions.def).
 """
+import struct
+
 import numpy as np
+
+from .._registry import functions as _functions
 
 SAFETY = 64
 # glibc x86_64 libm-test-ulps, "double" entries of the round-to-nearest functions.
-GLIBC_ULPS = {"exp": 1, "log": 1, "sin": 1, "cos": 1, "tanh": 2, "erf": 1, "rsqrt": 1}
+GLIBC_ULPS = {f.name: f.glibc_ulps for f in _functions()}
 BOUNDS = {fn: ulps * SAFETY * 2.0**-52 for fn, ulps in GLIBC_ULPS.items()}
-REFERENCES = {"exp": "glibc exp (double)", "log": "glibc log (double)",
-              "sin": "glibc sin (double)", "cos": "glibc cos (double)",
-              "tanh": "glibc tanh (double)", "erf": "glibc erf (double)",
-              "rsqrt": "1.0 / glibc sqrt (double)"}
+REFERENCES = {f.name: f.reference_text for f in _functions()}
 
 _GOLDEN = 0x9E3779B9  # odd multiplier: spreads the offsets inside each stratum
 
@@ -43,10 +47,27 @@ def _neighbours(values, spread):
 
 
 # Bit-pattern intervals of the inputs whose expected value uses the reference
-# (outside them the SPEC table or exp's saturation decides).
+# (outside them the SPEC table or the registry's saturation decides).
 _FINITE = [(0x00000001, 0x7F800000), (0x80000001, 0xFF800000)]
-DOMAINS = {"exp": [(0x00000001, 0x42B20000), (0x80000001, 0xC2D00000)],  # (-104, 89)
-           "log": _FINITE[:1], "rsqrt": _FINITE[:1]}
+
+
+def _bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def _domain(f):
+    """The finite non-zero inputs neither special (x < 0 for log) nor saturated (exp)."""
+    (pos_lo, pos_hi), (neg_lo, neg_hi) = _FINITE
+    if f.saturation is not None:  # exp: (-104, 89)
+        lo, _, hi, _ = f.saturation
+        pos_hi, neg_hi = _bits(hi), _bits(lo)
+    domain = [(pos_lo, pos_hi)]
+    if f.specials["negative"] is None:
+        domain.append((neg_lo, neg_hi))
+    return domain
+
+
+DOMAINS = {f.name: _domain(f) for f in _functions()}
 
 
 def sample_inputs(fn, n=100_000):

@@ -8,15 +8,9 @@
 #include "cuda_prelude.cuh"
 
 #include "crlibm/vec/scalar.h"
-#include "crlibm/functions.h"
-#include "crlibm/functions/exp.h"
-#include "crlibm/functions/log.h"
-#include "crlibm/functions/sin_cos.h"
-#include "crlibm/functions/tanh.h"
-#include "crlibm/functions/erf.h"
-#include "crlibm/functions/rsqrt.h"
+#include "crlibm/cores.h"
 
-#define CR_CUDA_KERNEL(fn, id)                                                   \
+#define CR_CUDA_KERNEL(fn)                                                       \
   extern "C" __global__ void cr_##fn##_f32(const float *x, float *y, long long n) { \
     const long long step = (long long)gridDim.x * blockDim.x;                      \
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) { \
@@ -29,4 +23,6 @@
     }                                                                              \
   }
 
-CR_FUNCTION_LIST(CR_CUDA_KERNEL)
+#define CR_FUNCTION(name, ...) CR_CUDA_KERNEL(name)
+#include "crlibm/functions.def"
+#undef CR_FUNCTION

@@ -246,10 +246,10 @@ static const struct {
   one_fn one;
   array_fn array;
 } functions[] = {
-    {"exp", crlibm_expf, crlibm_expf_n},    {"log", crlibm_logf, crlibm_logf_n},
-    {"sin", crlibm_sinf, crlibm_sinf_n},    {"cos", crlibm_cosf, crlibm_cosf_n},
-    {"tanh", crlibm_tanhf, crlibm_tanhf_n}, {"erf", crlibm_erff, crlibm_erff_n},
-    {"rsqrt", crlibm_rsqrtf, crlibm_rsqrtf_n},
+/* every function of the registry (src/c/crlibm/functions.def, on the include path) */
+#define CR_FUNCTION(name, ...) {#name, crlibm_##name##f, crlibm_##name##f_n},
+#include "functions.def"
+#undef CR_FUNCTION
 };
 
 static void crlibm(int scalar_form) {

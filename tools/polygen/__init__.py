@@ -1,1 +1,1 @@
-"""Coefficient generator for src/c/crlibm/coeffs (see docs/polygen.md)."""
+"""Coefficient generator for src/c/crlibm/<function>/ (see docs/polygen.md)."""

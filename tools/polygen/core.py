@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-COEFF_DIR = os.path.join(REPO, "src", "c", "crlibm", "coeffs")
+COEFF_DIR = os.path.join(REPO, "src", "c", "crlibm")
 
 
 class Infeasible(RuntimeError):
@@ -223,9 +223,11 @@ def header_text(summary: str, command: str, tables: list[Table], defines=()) -> 
 
 def write_header(filename: str, summary: str, command: str, tables: list[Table],
                  defines=(), directory: str = COEFF_DIR) -> str:
-    """Write <directory>/<filename> (default src/c/crlibm/coeffs) with each
-    value as a hex float and a comment giving what it encodes. Returns the path."""
+    """Write <directory>/<filename> (default src/c/crlibm; filename starts with the
+    function's folder) with each value as a hex float and a comment giving what it
+    encodes. Returns the path."""
     path = os.path.join(directory, filename)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
         fh.write(header_text(summary, command, tables, defines))
     return path
@@ -251,7 +253,7 @@ class FunctionSpec:
     """
 
     name: str                 # e.g. "exp"
-    header: str               # relative to src/c, e.g. "crlibm/functions/exp.h"
+    header: str               # relative to src/c, e.g. "crlibm/exp/core.h"
     reduce: str               # C name of the reduction
     compensate: str           # C name of the output compensation
     fast: str                 # C name of the fast path
@@ -313,7 +315,7 @@ class Harness:
         shutil.copytree(os.path.join(REPO, "src", "c"), src)
         if not committed:
             spec.write_headers(spec.base if coeffs is None else coeffs,
-                               os.path.join(src, "crlibm", "coeffs"))
+                               os.path.join(src, "crlibm"))
         so = os.path.join(self.dir, "harness.so")
         defs = {"CR_H_HEADER": f'"{spec.header}"', "CR_H_REDUCE": spec.reduce,
                 "CR_H_COMP": spec.compensate, "CR_H_FAST": spec.fast,

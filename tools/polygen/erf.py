@@ -1,4 +1,4 @@
-"""Coefficients of the correctly rounded erff (src/c/crlibm/functions/erf.h).
+"""Coefficients of the correctly rounded erff (src/c/crlibm/erf/core.h).
 
 [0, ERF_ONE] is cut into N = 16 intervals [i/K, (i+1)/K), K = 4,
 i = floor(K a). On interval i, erf(a) = m * P_i(t) with t = a - i/K,
@@ -21,7 +21,7 @@ coefficient: one two-register permute each on AVX-512) and by row (the DEG + 1
 coefficients of an interval: a few loads per lane on AVX2); vd_lookup16_n
 reads the layout its path loads faster.
 
-Usage: python tools/polygen.py erf   (rewrites coeffs/erf_poly.h)
+Usage: python tools/polygen.py erf   (rewrites erf/poly.h)
 """
 import math
 import os
@@ -92,7 +92,7 @@ def write_headers(rows, summary, directory=core.COEFF_DIR):
             by_value[position(i, j)], value_notes[position(i, j)] = row[j], note
             by_row.append(row[j])
             row_notes.append(note)
-    return core.write_header("erf_poly.h", summary, "python tools/polygen.py erf",
+    return core.write_header("erf/poly.h", summary, "python tools/polygen.py erf",
                              [core.Table("cr_erf_poly", by_value, value_notes),
                               core.Table("cr_erf_rows", by_row, row_notes)], directory=directory)
 
@@ -100,7 +100,7 @@ def write_headers(rows, summary, directory=core.COEFF_DIR):
 def spec(rows, i):
     """The FunctionSpec of interval i (rows: the table the harness starts from)."""
     return core.FunctionSpec(
-        name="erf", header="crlibm/functions/erf.h", reduce="cr_erf_reduce",
+        name="erf", header="crlibm/erf/core.h", reduce="cr_erf_reduce",
         compensate="cr_erf_compensate", fast="cr_erf_fast", libm_ref="erf",
         mpfr_fn=gmpy2.erf, domain=[interval_bits(i)], poly_symbol="cr_erf_poly",
         exponents=list(range(DEG + 1)), base=list(rows[i]),

@@ -1,12 +1,12 @@
 """exp: the table 2^(j/N) and the RLIBM-fitted polynomial p(r) ~ exp(r).
 
-    python tools/polygen.py exp-table   -> src/c/crlibm/coeffs/exp_table.h
-    python tools/polygen.py exp         -> src/c/crlibm/coeffs/exp_poly.h
+    python tools/polygen.py exp-table   -> src/c/crlibm/exp/table.h
+    python tools/polygen.py exp         -> src/c/crlibm/exp/poly.h
     python tools/polygen.py exp-explore [bits:degree ...]   (tries configurations, writes nothing)
     python tools/polygen.py exp-hard    -> tests/data/hard_inputs_exp.txt (inputs closest to a midpoint)
     python tools/polygen.py exp-sweep   (all 2^32 inputs on every CPU path of the in-place build)
 
-The fast path (functions/exp.h) computes scale * p(r) in double, rounded once,
+The fast path (exp/core.h) computes scale * p(r) in double, rounded once,
 then to float. exp's polynomial is fitted so that this double rounds to the
 correctly rounded float for every input of the fast path's domain.
 """
@@ -23,7 +23,7 @@ from . import core
 TABLE_BITS = 4
 DEGREE = 6       # p(r) = c0 + c1 r + ... + c6 r^6
 
-# Fast-path domain (functions/exp.h): CR_EXP_MIN = -104 <= x <= CR_EXP_MAX.
+# Fast-path domain (exp/core.h): CR_EXP_MIN = -104 <= x <= CR_EXP_MAX.
 DOMAIN = [(0x00000000, 0x42B17217),  # +0 .. 0x1.62e42ep+6
           (0x80000000, 0xC2D00000)]  # -0 .. -104
 
@@ -50,13 +50,13 @@ def write_table(bits, directory=core.COEFF_DIR):
     """exp_table.h: CR_EXP_TABLE_BITS and, for bits > 0, the table (table_entries)."""
     n = 1 << bits
     if bits == 0:  # exp.h builds 2^k from its bits: no table
-        return core.write_header("exp_table.h", "No table: exp.h builds the scale 2^k from its "
+        return core.write_header("exp/table.h", "No table: exp.h builds the scale 2^k from its "
                                  "exponent bits.", "python tools/polygen.py exp-table", [],
                                  defines=[("CR_EXP_TABLE_BITS", 0, "N = 1, no table")],
                                  directory=directory)
     table = core.Table("cr_exp_table", table_entries(bits),
                        [f"2^({j}/{n}) - ({j} << {52 - bits})" for j in range(n)])
-    return core.write_header("exp_table.h", f"2^(j/{n}) for j = 0..{n - 1}, each rounded to the "
+    return core.write_header("exp/table.h", f"2^(j/{n}) for j = 0..{n - 1}, each rounded to the "
                              f"nearest double,\nwith j << {52 - bits} subtracted from its bit "
                              "pattern (exp.h adds it back with the\nexponent).",
                              "python tools/polygen.py exp-table", [table],
@@ -73,7 +73,7 @@ def write_poly(coeffs, bits, directory=core.COEFF_DIR, note=""):
                + ".")
     table = core.Table("cr_exp_poly", coeffs, [f"c{i} ~ 1/{i}! = {1 / gmpy2.fac(i):.17g}"
                                                for i in range(len(coeffs))])
-    return core.write_header("exp_poly.h", summary, "python tools/polygen.py exp", [table],
+    return core.write_header("exp/poly.h", summary, "python tools/polygen.py exp", [table],
                              directory=directory)
 
 
@@ -83,7 +83,7 @@ def spec(bits=TABLE_BITS, degree=DEGREE):
         write_poly(coeffs, bits, directory)
 
     return core.FunctionSpec(
-        name="exp", header="crlibm/functions/exp.h", reduce="cr_exp_reduce",
+        name="exp", header="crlibm/exp/core.h", reduce="cr_exp_reduce",
         compensate="cr_exp_compensate", fast="cr_exp_fast", libm_ref="exp", mpfr_fn=gmpy2.exp,
         domain=DOMAIN, poly_symbol="cr_exp_poly", exponents=list(range(degree + 1)),
         base=[1 / float(gmpy2.fac(i)) for i in range(degree + 1)], write_headers=write_headers)

@@ -4,7 +4,7 @@
  * CR_TABLE is redefined so every coefficient table is a writable exported
  * global: the generator loads candidate coefficients without recompiling.
  * Compiled (by core.Harness) with -ffp-contract=off and, per function:
- *   -DCR_H_HEADER='"crlibm/functions/exp.h"'  the function header
+ *   -DCR_H_HEADER='"crlibm/exp/core.h"'  the function header
  *   -DCR_H_REDUCE=cr_exp_reduce   vd reduce(vd x, vd *comp): returns r
  *   -DCR_H_COMP=cr_exp_compensate vd comp(vd p, vd comp): the result double
  *   -DCR_H_FAST=cr_exp_fast       the fast path

@@ -1,12 +1,12 @@
 """log: the reduction tables and the RLIBM-fitted polynomial p(r) ~ log1p(r).
 
-    python tools/polygen.py log-table   -> src/c/crlibm/coeffs/log_table.h
-    python tools/polygen.py log         -> src/c/crlibm/coeffs/log_poly.h
+    python tools/polygen.py log-table   -> src/c/crlibm/log/table.h
+    python tools/polygen.py log         -> src/c/crlibm/log/poly.h
     python tools/polygen.py log-explore [n_coeffs ...]  (tries lengths, writes nothing)
 
 The exhaustive check of the build is python -m crlibm_py.verify log.
 
-Reduction (functions/log.h): x = m * 2^e with m in [OFF, 2*OFF), OFF = 0.6875 - 2^-6.
+Reduction (log/core.h): x = m * 2^e with m in [OFF, 2*OFF), OFF = 0.6875 - 2^-6.
 The index j is the top N bits of the mantissa of bits(x) - bits(OFF), so 1.0
 lies inside one interval (j_one). Per interval:
 
@@ -19,7 +19,7 @@ The fast path computes s + p(r) in double, s = fma(e, ln2, l_j), and rounds it
 to float; p(r) = r (c1 + c2 r + ...) is fitted so that this rounds correctly
 for every positive finite float but 1.0 (whose result is exactly 0 whatever
 the coefficients) and those that log.h's rounding test sends to the accurate
-path (why that test stays: functions/log.h).
+path (why that test stays: log/core.h).
 """
 import sys
 
@@ -33,7 +33,7 @@ C_BITS = 32                      # significant bits of c_j
 N_COEFFS = 6                     # p(r) = c1 r + ... + c6 r^6
 PREC = 256                       # bits of the gmpy2 context of the tables
 
-# Fast-path domain: every positive finite float but 1.0 (see functions/log.h).
+# Fast-path domain: every positive finite float but 1.0 (see log/core.h).
 DOMAIN = [(0x00000001, 0x3F7FFFFF), (0x3F800001, 0x7F7FFFFF)]
 
 
@@ -73,7 +73,7 @@ def tables():
 def write_table(directory=core.COEFF_DIR):
     c, l, l_lo, j_one, _, _ = tables()
     return core.write_header(
-        "log_table.h",
+        "log/table.h",
         f"logf reduction tables, {2 ** N} intervals of the mantissa range [{OFF.hex()}, "
         f"{(2 * OFF).hex()}).\n"
         f"cr_log_c: c_j ~ 1/centre rounded to {C_BITS} bits (1 in interval {j_one}, which holds 1.0);\n"
@@ -97,7 +97,7 @@ def write_poly(coeffs, directory=core.COEFF_DIR, note=""):
                "send to the accurate path" + (f"; {note}" if note else "") + ".")
     table = core.Table("cr_log_poly", coeffs,
                        [f"c{i + 1} ~ {(-1) ** i}/{i + 1}" for i in range(len(coeffs))])
-    return core.write_header("log_poly.h", summary, "python tools/polygen.py log", [table],
+    return core.write_header("log/poly.h", summary, "python tools/polygen.py log", [table],
                              directory=directory)
 
 
@@ -107,7 +107,7 @@ def spec(n_coeffs=N_COEFFS):
         write_poly(coeffs, directory)
 
     return core.FunctionSpec(
-        name="log", header="crlibm/functions/log.h", reduce="cr_log_reduce",
+        name="log", header="crlibm/log/core.h", reduce="cr_log_reduce",
         compensate="cr_log_compensate", fast="cr_log_fast", libm_ref="log", mpfr_fn=gmpy2.log,
         domain=DOMAIN, poly_symbol="cr_log_poly", exponents=list(range(1, n_coeffs + 1)),
         base=[(-1) ** i / (i + 1) for i in range(n_coeffs)], write_headers=write_headers)

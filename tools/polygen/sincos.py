@@ -1,14 +1,14 @@
-"""Generate the coefficient headers of sinf/cosf (src/c/crlibm/coeffs/sincos_*.h).
+"""Generate the coefficient headers of sinf/cosf (src/c/crlibm/sin_cos/*.h).
 
-The fast path (functions/sin_cos.h) reduces x = k*pi/8 + r, |r| <= pi/16, and
+The fast path (sin_cos/core.h) reduces x = k*pi/8 + r, |r| <= pi/16, and
 computes, with j = k mod 16 (cos: j + 4), A = sin(j*pi/8), B = cos(j*pi/8),
 u = r^2, the double
   y = A + (B*r + u*(A*pc(u) + B*r*ps(u)))
 rounded once to float. This script writes
-  sincos_table.h  sin(j*pi/8) and cos(j*pi/8), j = 0..15, interleaved,
-  sincos_poly.h   pc and ps of each function, fitted jointly by the RLIBM loop
+  sin_cos/table.h sin(j*pi/8) and cos(j*pi/8), j = 0..15, interleaved,
+  sin_cos/poly.h  pc and ps of each function, fitted jointly by the RLIBM loop
                   (fit_joint), and the split of pi/8 used by both reductions,
-  sincos_big.h    8/pi cut into pieces per exponent of x, for the vectorised
+  sin_cos/big.h   8/pi cut into pieces per exponent of x, for the vectorised
                   reduction of 2^32 <= |x| < 2^128.
 
 y is linear in the coefficients of pc and ps (A, B, r, u as the C code
@@ -117,11 +117,11 @@ def write_big(directory=core.COEFF_DIR):
                 for i in range(BIG_ROWS) for k in range(4)]
     tables = [core.Table("cr_sincos_big", [v for r in rows for v in r], comments)]
     return core.write_header(
-        "sincos_big.h",
+        "sin_cos/big.h",
         f"8/pi = c0 + c1 + c2 + c3 modulo multiples of 16/x, per exponent of x (row i:\n"
         f"x in [2^(i+{BIG_MIN_EXP}), 2^(i+{BIG_MIN_EXP + 1})), entries 4i..4i+3). c0..c2 are consecutive\n"
         f"{BIG_CHUNK}-bit pieces of the bits of 8/pi that matter for that exponent (x*c_k exact for a\n"
-        "float x), c3 the rest rounded to double. Used by cr_sincos_reduce_big (functions/sin_cos.h).",
+        "float x), c3 the rest rounded to double. Used by cr_sincos_reduce_big (sin_cos/core.h).",
         COMMAND, tables, directory=directory)
 
 
@@ -132,7 +132,7 @@ def write_tables(directory=core.COEFF_DIR):
     cos = fast[n // 2:] + fast[:n // 2]
     # interleaved: the fast path reads both values of a row with one load (vd_lookup16_pair)
     return core.write_header(
-        "sincos_table.h",
+        "sin_cos/table.h",
         f"sin(j*pi/{n}) and cos(j*pi/{n}) interleaved for j = 0..{2 * n - 1}, nearest doubles\n"
         "(0 and +-1 exact).",
         COMMAND,
@@ -149,7 +149,7 @@ def write_poly(coeffs, directory=core.COEFF_DIR, note="generator build"):
              [f"pc: u^{i} (~ {(-1) ** (i + 1)}/{math.factorial(2 * i + 2)})" for i in range(NC)]
              + [f"ps: u^{i} (~ {(-1) ** (i + 1)}/{math.factorial(2 * i + 3)})" for i in range(NS)]]
     return core.write_header(
-        "sincos_poly.h",
+        "sin_cos/poly.h",
         f"|r| <= {R_MAX:.6g} (pi/{2 * N_FAST} plus slack), u = r^2, A = sin(j*pi/8), B = cos(j*pi/8):\n"
         "the double A + (B*r + u*(A*pc(u) + B*r*ps(u))) rounds to the correctly\n"
         "rounded float for every input (RLIBM: per function one LP over the\n"
@@ -182,7 +182,7 @@ def spec(fn, table):
     """fn's FunctionSpec; table: the coefficients of both blocks (the build's header)."""
     n = NC + NS
     return core.FunctionSpec(
-        name=fn, header="crlibm/functions/sin_cos.h", reduce="cr_sincos_h_reduce",
+        name=fn, header="crlibm/sin_cos/core.h", reduce="cr_sincos_h_reduce",
         compensate="cr_sincos_h_comp", fast=f"cr_{fn}_fast", libm_ref=fn,
         mpfr_fn=getattr(gmpy2, fn), domain=DOMAIN, poly_symbol="cr_sincos_poly",
         exponents=list(range(n)), base=list(table[BLOCK[fn] * n:(BLOCK[fn] + 1) * n]),

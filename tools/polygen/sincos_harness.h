@@ -1,5 +1,5 @@
 /* sin/cos exports of the generator harness (tools/polygen/sincos.py),
- * included by harness.c after functions/sin_cos.h. The joint fit needs the
+ * included by harness.c after sin_cos/core.h. The joint fit needs the
  * table values A, B and r of each input, and the compensation with them. */
 
 /* harness.c's generic reduce/compensate are unused by the sin/cos driver. */

@@ -1,4 +1,4 @@
-"""Coefficients of the correctly rounded tanhf (src/c/crlibm/functions/tanh.h).
+"""Coefficients of the correctly rounded tanhf (src/c/crlibm/tanh/core.h).
 
 One RLIBM fit (core.rlibm_fit) through tanh.h's reduction and compensation:
 2a = k ln2/16 + r (a = |x|; exp's reduction and 16-entry table, so rerun this
@@ -14,7 +14,7 @@ by the fit (the LP's single scaling unit cannot serve results down to 2^-149).
 TERMS is the smallest count for which the fit converges: 5 terms end with LP
 margin -2.4e-6, 6 converge (see docs/polygen.md).
 
-Usage: python tools/polygen.py tanh   (rewrites coeffs/tanh_poly.h)
+Usage: python tools/polygen.py tanh   (rewrites tanh/poly.h)
        python tools/polygen.py tanh-explore TERMS ...  (writes nothing)
 """
 import math
@@ -37,14 +37,14 @@ def write_headers(coeffs, note, directory=core.COEFF_DIR):
     summary = (f"tanh(a) = E/(E + 2), E = s p(r) + s - 1, s = 2^(k/16), 2a = k ln2/16 + r,\n"
                f"p(r) ~ e^r - 1 = sum c_i r^i (i = 1..{len(coeffs)}); RLIBM fit through tanh.h's reduction and\n"
                f"compensation ({note}).")
-    return core.write_header("tanh_poly.h", summary, "python tools/polygen.py tanh", [
+    return core.write_header("tanh/poly.h", summary, "python tools/polygen.py tanh", [
         core.Table("cr_tanh_poly", list(coeffs), [f"r^{i + 1}" for i in range(len(coeffs))]),
     ], directory=directory)
 
 
 def spec(terms=TERMS):
     return core.FunctionSpec(
-        name="tanh", header="crlibm/functions/tanh.h", reduce="cr_tanh_reduce",
+        name="tanh", header="crlibm/tanh/core.h", reduce="cr_tanh_reduce",
         compensate="cr_tanh_compensate", fast="cr_tanh_fast", libm_ref="tanh",
         mpfr_fn=gmpy2.tanh, libm_err="0x1p-48", domain=[DOMAIN], poly_symbol="cr_tanh_poly",
         exponents=list(range(1, terms + 1)),

@@ -39,7 +39,12 @@ static int cr_capi_array(int fn, const float *x, float *y, size_t n) {
   return CRLIBM_SUCCESS;
 }
 
-#define CR_CAPI_DEFINE(fn, id)                                                             \
-  float crlibm_##fn##f(float x) { return cr_capi_one(id, x); }                            \
-  int crlibm_##fn##f_n(const float *x, float *y, size_t n) { return cr_capi_array(id, x, y, n); }
-CR_FUNCTION_LIST(CR_CAPI_DEFINE)
+/* crlibm_<f>f and crlibm_<f>f_n for every function of the registry
+ * (functions.def); crlibm.h declares them (tests/test_capi.py checks the two agree). */
+#define CR_FUNCTION(fn, ...)                                                              \
+  float crlibm_##fn##f(float x) { return cr_capi_one(CR_FN_ID_##fn, x); }                 \
+  int crlibm_##fn##f_n(const float *x, float *y, size_t n) {                              \
+    return cr_capi_array(CR_FN_ID_##fn, x, y, n);                                         \
+  }
+#include "functions.def"
+#undef CR_FUNCTION

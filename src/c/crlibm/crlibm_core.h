@@ -8,10 +8,6 @@
 #include "../common/isa.h"
 #include "functions.h"
 
-#define CR_DECLARE_ID(fn, id) CR_FN_ID_##fn = id,
-enum cr_function_id { CR_FUNCTION_LIST(CR_DECLARE_ID) };
-#undef CR_DECLARE_ID
-
 /* A contiguous array kernel: y[i] = f(x[i]); x may equal y. It assumes the
  * library's floating-point environment (see fp_env.h). */
 typedef void (*cr_kernel_fn)(const float *x, float *y, size_t n);

@@ -5,22 +5,28 @@
 
 #include "../common/fp_env.h"
 
-#define CR_DECLARE_KERNELS(fn, id)                                \
+#define CR_FUNCTION(fn, ...)                                      \
   void cr_kernel_##fn##_scalar(const float *, float *, size_t);   \
   void cr_kernel_##fn##_avx2(const float *, float *, size_t);     \
   void cr_kernel_##fn##_avx512(const float *, float *, size_t);
-CR_FUNCTION_LIST(CR_DECLARE_KERNELS)
+#include "functions.def"
+#undef CR_FUNCTION
 
-#if defined(__x86_64__)
-#define CR_KERNEL_ROW(fn, id) {cr_kernel_##fn##_scalar, cr_kernel_##fn##_avx2, cr_kernel_##fn##_avx512},
-#else
-#define CR_KERNEL_ROW(fn, id) {cr_kernel_##fn##_scalar, NULL, NULL},
-#endif
 static const cr_kernel_fn kernel_table[CR_FUNCTION_COUNT][CR_ISA_COUNT] = {
-    CR_FUNCTION_LIST(CR_KERNEL_ROW)};
+#if defined(__x86_64__)
+#define CR_FUNCTION(fn, ...) {cr_kernel_##fn##_scalar, cr_kernel_##fn##_avx2, cr_kernel_##fn##_avx512},
+#else
+#define CR_FUNCTION(fn, ...) {cr_kernel_##fn##_scalar, NULL, NULL},
+#endif
+#include "functions.def"
+#undef CR_FUNCTION
+};
 
-#define CR_NAME_ROW(fn, id) #fn,
-static const char *const function_names[CR_FUNCTION_COUNT] = {CR_FUNCTION_LIST(CR_NAME_ROW)};
+static const char *const function_names[CR_FUNCTION_COUNT] = {
+#define CR_FUNCTION(fn, ...) #fn,
+#include "functions.def"
+#undef CR_FUNCTION
+};
 
 const char *cr_function_name(int fn) {
   return (fn >= 0 && fn < CR_FUNCTION_COUNT) ? function_names[fn] : NULL;

@@ -1,17 +1,13 @@
-/* The list of correctly rounded functions, as an X-macro: X(name, id).
- * Adding a function means one line here and one header in functions/. */
+/* The function ids: CR_FN_ID_<name> is the function's position in the
+ * registry (functions.def), CR_FUNCTION_COUNT the number of functions. */
 #ifndef CR_FUNCTIONS_H
 #define CR_FUNCTIONS_H
 
-#define CR_FUNCTION_LIST(X) \
-  X(exp, 0)                 \
-  X(log, 1)                 \
-  X(sin, 2)                 \
-  X(cos, 3)                 \
-  X(tanh, 4)                \
-  X(erf, 5)                 \
-  X(rsqrt, 6)
-
-#define CR_FUNCTION_COUNT 7
+#define CR_FUNCTION(name, ...) CR_FN_ID_##name,
+enum cr_function_id {
+#include "functions.def"
+  CR_FUNCTION_COUNT
+};
+#undef CR_FUNCTION
 
 #endif /* CR_FUNCTIONS_H */

@@ -8,14 +8,9 @@
  * (log, tanh, erf, sin and cos: measured up to 1.25x on this path) and costs
  * the throughput-bound exp ~4%, which keeps the default. */
 #define CR_INTERLEAVE __attribute__((optimize("schedule-insns", "sched-pressure", "fp-contract=off")))
-#define CR_KERNEL_ATTR(fn) CR_KERNEL_ATTR_##fn
-#define CR_KERNEL_ATTR_exp
-#define CR_KERNEL_ATTR_log CR_INTERLEAVE
-#define CR_KERNEL_ATTR_sin CR_INTERLEAVE
-#define CR_KERNEL_ATTR_cos CR_INTERLEAVE
-#define CR_KERNEL_ATTR_tanh CR_INTERLEAVE
-#define CR_KERNEL_ATTR_erf CR_INTERLEAVE
-#define CR_KERNEL_ATTR_rsqrt CR_INTERLEAVE
+#define CR_KERNEL_ATTR(sched) CR_KERNEL_ATTR_##sched /* the registry's avx2 field */
+#define CR_KERNEL_ATTR_default
+#define CR_KERNEL_ATTR_interleave CR_INTERLEAVE
 #include "vec/avx2.h"
 #include "kernels.inc"
 #endif

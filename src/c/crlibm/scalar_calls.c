@@ -12,24 +12,24 @@
 #include "vec/scalar.h"
 #include "crlibm_core.h"
 #include "../common/fp_env.h"
-#include "functions/exp.h"
-#include "functions/log.h"
-#include "functions/sin_cos.h"
-#include "functions/tanh.h"
-#include "functions/erf.h"
-#include "functions/rsqrt.h"
+#include "cores.h"
 #include "scalar_calls.h"
 
-#define CR_DEFINE_SCALAR(fn, id)                                  \
+#define CR_DEFINE_SCALAR(fn)                                      \
   __attribute__((noinline)) float cr_scalar_##fn(float x) {       \
     vm special;                                                   \
     double y = cr_##fn##_fast((double)x, &special);               \
     return special ? cr_##fn##_special(x) : (float)y;             \
   }
-CR_FUNCTION_LIST(CR_DEFINE_SCALAR)
+#define CR_FUNCTION(name, ...) CR_DEFINE_SCALAR(name)
+#include "functions.def"
+#undef CR_FUNCTION
 
-#define CR_SCALAR_ROW(fn, id) cr_scalar_##fn,
-static float (*const scalar_table[CR_FUNCTION_COUNT])(float) = {CR_FUNCTION_LIST(CR_SCALAR_ROW)};
+static float (*const scalar_table[CR_FUNCTION_COUNT])(float) = {
+#define CR_FUNCTION(name, ...) cr_scalar_##name,
+#include "functions.def"
+#undef CR_FUNCTION
+};
 
 int cr_scalar_calls_available(void) { return cr_isa_supported(CR_ISA_AVX2); }
 

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../crlibm/functions.h"
+
 static vf_mpfr_api api;
 static void *handle;
 
@@ -37,8 +39,11 @@ int vf_mpfr_load(const char *path, char *err, size_t errlen) {
     return -1;
   }
   vf_mpfr_api a;
-  static const char *const fn_names[7] = {"mpfr_exp",  "mpfr_log", "mpfr_sin",     "mpfr_cos",
-                                          "mpfr_tanh", "mpfr_erf", "mpfr_rec_sqrt"};
+  static const char *const fn_names[CR_FUNCTION_COUNT] = {
+#define CR_FUNCTION(name, folder, lanes, avx2, mpfr, ...) "mpfr_" #mpfr,
+#include "../crlibm/functions.def"
+#undef CR_FUNCTION
+  };
 #define VF_BIND(field, name) \
   if (bind(h, name, (void **)&a.field, err, errlen)) goto fail;
   VF_BIND(init2, "mpfr_init2")
@@ -57,7 +62,7 @@ int vf_mpfr_load(const char *path, char *err, size_t errlen) {
   VF_BIND(check_range, "mpfr_check_range")
   VF_BIND(subnormalize, "mpfr_subnormalize")
   VF_BIND(get_version, "mpfr_get_version")
-  for (int i = 0; i < 7; ++i) VF_BIND(fn[i], fn_names[i])
+  for (int i = 0; i < CR_FUNCTION_COUNT; ++i) VF_BIND(fn[i], fn_names[i])
 #undef VF_BIND
   if (strncmp(a.get_version(), "4.", 2) != 0) {
     snprintf(err, errlen, "%s is MPFR %s; the verifier needs MPFR 4.x", path, a.get_version());

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "../crlibm/functions.h"
+
 typedef struct {
   long prec;
   int sign;
@@ -42,8 +44,8 @@ typedef struct {
   int (*check_range)(vf_mpfr_ptr, int, int);
   int (*subnormalize)(vf_mpfr_ptr, int, int);
   const char *(*get_version)(void);
-  /* exp, log, sin, cos, tanh, erf, rec_sqrt, indexed like CR_FUNCTION_LIST. */
-  vf_mpfr_fn1 fn[7];
+  /* mpfr_<mpfr> of each function of functions.def, in registry order. */
+  vf_mpfr_fn1 fn[CR_FUNCTION_COUNT];
 } vf_mpfr_api;
 
 /* The loaded API, or NULL before a successful load. */

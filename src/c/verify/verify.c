@@ -8,8 +8,6 @@
 #include "../crlibm/crlibm_core.h"
 #include "mpfr_dl.h"
 
-_Static_assert(CR_FUNCTION_COUNT == 7, "mpfr_dl.h lists MPFR functions for 7 functions");
-
 #define VF_NAN 0x7FC00000u
 #define VF_PINF 0x7F800000u
 #define VF_NINF 0xFF800000u
@@ -19,72 +17,119 @@ _Static_assert(CR_FUNCTION_COUNT == 7, "mpfr_dl.h lists MPFR functions for 7 fun
 static uint32_t bits_of(float x) { uint32_t u; memcpy(&u, &x, sizeof u); return u; }
 static float float_of(uint32_t u) { float x; memcpy(&x, &u, sizeof x); return x; }
 
-/* SPEC §1 table: NaN, infinite and zero inputs, and the domain errors. */
-static int special_table(int fn, uint32_t u, uint32_t *out) {
+/* The registry's tokens for result bit patterns (functions.def). */
+#define VF_R_nan VF_NAN
+#define VF_R_pinf VF_PINF
+#define VF_R_ninf VF_NINF
+#define VF_R_pzero 0u
+#define VF_R_nzero 0x80000000u
+#define VF_R_one VF_ONE
+#define VF_R_mone VF_MONE
+
+/* A special input's class: a column of the registry's CR_SPECIALS row. */
+enum { VF_C_pinf, VF_C_ninf, VF_C_pzero, VF_C_nzero, VF_C_negative, VF_C_none };
+
+/* Result of one column: 1 and *out, or 0 where the row says none. */
+#define VF_ROW_none(out) 0
+#define VF_ROW_(tok, out) (*(out) = VF_R_##tok, 1)
+#define VF_ROW_nan(out) VF_ROW_(nan, out)
+#define VF_ROW_pinf(out) VF_ROW_(pinf, out)
+#define VF_ROW_ninf(out) VF_ROW_(ninf, out)
+#define VF_ROW_pzero(out) VF_ROW_(pzero, out)
+#define VF_ROW_nzero(out) VF_ROW_(nzero, out)
+#define VF_ROW_one(out) VF_ROW_(one, out)
+#define VF_ROW_mone(out) VF_ROW_(mone, out)
+#define CR_SPECIALS(pinf, ninf, pzero, nzero, negative)                  \
+  switch (cls) {                                                         \
+  case VF_C_pinf: return VF_ROW_##pinf(out);                             \
+  case VF_C_ninf: return VF_ROW_##ninf(out);                             \
+  case VF_C_pzero: return VF_ROW_##pzero(out);                           \
+  case VF_C_nzero: return VF_ROW_##nzero(out);                           \
+  case VF_C_negative: return VF_ROW_##negative(out);                     \
+  default: return 0;                                                     \
+  }
+
+static int special_class(uint32_t u) {
   uint32_t mag = u & 0x7FFFFFFFu, neg = u >> 31;
-  if (mag > VF_PINF) { *out = VF_NAN; return 1; }
-  int inf = mag == VF_PINF, zero = mag == 0;
+  if (mag == VF_PINF) return neg ? VF_C_ninf : VF_C_pinf;
+  if (mag == 0) return neg ? VF_C_nzero : VF_C_pzero;
+  return neg ? VF_C_negative : VF_C_none;
+}
+
+/* docs/contract.md §1 table (the registry's specials row): NaN, infinite and
+ * zero inputs, and the domain errors. */
+static int special_table(int fn, uint32_t u, uint32_t *out) {
+  if ((u & 0x7FFFFFFFu) > VF_PINF) { *out = VF_NAN; return 1; }
+  const int cls = special_class(u);
   switch (fn) {
-  case CR_FN_ID_exp:
-    if (inf) { *out = neg ? 0u : VF_PINF; return 1; }
-    if (zero) { *out = VF_ONE; return 1; }
-    return 0;
-  case CR_FN_ID_log:
-    if (zero) { *out = VF_NINF; return 1; }
-    if (neg) { *out = VF_NAN; return 1; }
-    if (inf) { *out = VF_PINF; return 1; }
-    return 0;
-  case CR_FN_ID_sin:
-  case CR_FN_ID_cos:
-    if (inf) { *out = VF_NAN; return 1; }
-    if (zero) { *out = fn == CR_FN_ID_sin ? u : VF_ONE; return 1; }
-    return 0;
-  case CR_FN_ID_tanh:
-  case CR_FN_ID_erf:
-    if (inf) { *out = neg ? VF_MONE : VF_ONE; return 1; }
-    if (zero) { *out = u; return 1; }
-    return 0;
-  case CR_FN_ID_rsqrt:
-    if (zero) { *out = neg ? VF_NINF : VF_PINF; return 1; } /* rsqrt(-0) = -inf */
-    if (neg) { *out = VF_NAN; return 1; }
-    if (inf) { *out = 0u; return 1; }
-    return 0;
+#define CR_FUNCTION(name, folder, lanes, avx2, mpfr, reference, ulps, specials, ...) \
+  case CR_FN_ID_##name: { specials }
+#include "../crlibm/functions.def"
+#undef CR_FUNCTION
   }
   return 0;
 }
+#undef CR_SPECIALS
 
-/* Results known without evaluating f: the SPEC table, and exp's saturation
- * (exp(x) > 2^128 for x >= 89 > 128 ln2, so +inf; exp(x) < 2^-150, below
- * half the least subnormal, for x <= -104 < -150 ln2, so +0). The latter
- * keeps the ~2^31 saturating inputs away from MPFR: there glibc returns inf,
- * zero or a subnormal double, which the relative bound cannot decide. */
+/* The registry's saturation: exp(x) > 2^128 for x >= 89 > 128 ln2, so +inf;
+ * exp(x) < 2^-150, below half the least subnormal, for x <= -104 < -150 ln2,
+ * so +0. This keeps the ~2^31 saturating inputs away from MPFR: there glibc
+ * returns inf, zero or a subnormal double, which the relative bound cannot
+ * decide. */
+#define CR_NO_SATURATION
+#define CR_SATURATES(lo, lo_result, hi, hi_result)         \
+  if (x >= (hi)) { *out = VF_R_##hi_result; return 1; }     \
+  if (x <= (lo)) { *out = VF_R_##lo_result; return 1; }
+
+/* Results known without evaluating f: the SPEC table, and the saturation. */
 static int known_result(int fn, uint32_t u, uint32_t *out) {
   if (special_table(fn, u, out)) return 1;
-  if (fn == CR_FN_ID_exp) {
-    float x = float_of(u);
-    if (x >= 89.0f) { *out = VF_PINF; return 1; }
-    if (x <= -104.0f) { *out = 0u; return 1; }
+  const float x = float_of(u);
+  (void)x;
+  switch (fn) {
+#define CR_FUNCTION(name, folder, lanes, avx2, mpfr, reference, ulps, specials, override, \
+                    saturation, ...)                                                     \
+  case CR_FN_ID_##name: { saturation } break;
+#include "../crlibm/functions.def"
+#undef CR_FUNCTION
   }
   return 0;
 }
+#undef CR_SATURATES
+#undef CR_NO_SATURATION
 
-/* glibc's double function at x. Returns 1 when the declared relative bound
- * applies: a finite, normal, non-zero result (an exact zero or a subnormal
- * double is left to MPFR rather than trusted). */
+/* glibc's double function at x (the registry's reference). Returns 1 when
+ * the declared relative bound applies: a finite, normal, non-zero result (an
+ * exact zero or a subnormal double is left to MPFR rather than trusted). */
 static int reference(int fn, float x, const vf_hooks *h, double *r) {
   double d = x, v = NAN;
   switch (fn) {
-  case CR_FN_ID_exp: v = exp(d); break;
-  case CR_FN_ID_log: v = log(d); break;
-  case CR_FN_ID_sin: v = sin(d); break;
-  case CR_FN_ID_cos: v = cos(d); break;
-  case CR_FN_ID_tanh: v = tanh(d); break;
-  case CR_FN_ID_erf: v = erf(d); break;
-  case CR_FN_ID_rsqrt: v = 1.0 / sqrt(d); break;
+#define CR_FUNCTION(name, folder, lanes, avx2, mpfr, reference, ...) \
+  case CR_FN_ID_##name: v = reference; break;
+#include "../crlibm/functions.def"
+#undef CR_FUNCTION
   }
   if (h != NULL && h->ref_shift != 0.0) v *= 1.0 + h->ref_shift;
   *r = v;
   return isfinite(v) && fabs(v) >= DBL_MIN;
+}
+
+/* Whether the contract's table replaces MPFR's value at u (the registry's
+ * mpfr_override: rsqrt(-0) = -inf, where MPFR says +inf). */
+#define VF_OVERRIDE_none (-1)
+#define VF_OVERRIDE_pinf VF_C_pinf
+#define VF_OVERRIDE_ninf VF_C_ninf
+#define VF_OVERRIDE_pzero VF_C_pzero
+#define VF_OVERRIDE_nzero VF_C_nzero
+static int mpfr_overridden(int fn, uint32_t u) {
+  const int cls = (u & 0x7FFFFFFFu) > VF_PINF ? VF_C_none : special_class(u);
+  switch (fn) {
+#define CR_FUNCTION(name, folder, lanes, avx2, mpfr, reference, ulps, specials, override, ...) \
+  case CR_FN_ID_##name: return cls == VF_OVERRIDE_##override;
+#include "../crlibm/functions.def"
+#undef CR_FUNCTION
+  }
+  return 0;
 }
 
 /* If every real within bound*|y| of r (y: the exact value) rounds to the
@@ -103,7 +148,8 @@ static int decide(double r, double bound, uint32_t *out) {
 /* MPFR's correctly rounded float result with the SPEC overrides: gmpy2's
  * ieee(32) context (precision 24, emin -148, emax 128, subnormalized). */
 static uint32_t mpfr_expected(int fn, uint32_t u) {
-  if (fn == CR_FN_ID_rsqrt && u == 0x80000000u) return VF_NINF; /* MPFR says +inf */
+  uint32_t spec;
+  if (mpfr_overridden(fn, u) && special_table(fn, u, &spec)) return spec;
   const vf_mpfr_api *m = vf_mpfr();
   static vf_mpfr_t x, y; /* one pair per process, reused: no allocation per input */
   static int ready;

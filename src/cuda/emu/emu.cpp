@@ -49,8 +49,11 @@ Entry entry(const char *name, void (*kernel)(A...)) {
 }
 
 #define EMU_ENTRY(name, ...) entry(#name, name),
-#define EMU_CR_ENTRY(fn, id) entry("cr_" #fn "_f32", cr_##fn##_f32),
-const std::vector<Entry> registry = {CR_FUNCTION_LIST(EMU_CR_ENTRY) RB_KERNEL_LIST(EMU_ENTRY)};
+const std::vector<Entry> registry = {
+#define CR_FUNCTION(fn, ...) entry("cr_" #fn "_f32", cr_##fn##_f32),
+#include "crlibm/functions.def"
+#undef CR_FUNCTION
+    RB_KERNEL_LIST(EMU_ENTRY)};
 
 }  // namespace
 

@@ -11,8 +11,8 @@
 #define CR_EXP_H
 
 #include "../fputil.h"
-#include "../coeffs/exp_poly.h"
-#include "../coeffs/exp_table.h"
+#include "poly.h"
+#include "table.h"
 
 /* Largest float whose exp does not overflow: 0x1.62e42ep+6 ~ 88.7228. */
 #define CR_EXP_MAX 0x1.62e42ep+6

@@ -26,7 +26,7 @@
 #define CR_ERF_H
 
 #include "../fputil.h"
-#include "../coeffs/erf_poly.h"
+#include "poly.h"
 
 #define CR_ERF_ONE 0x1.f5a88ap+1 /* 0x407ad445 ~ 3.9192: least float with erf rounding to 1 */
 #define CR_ERF_K 4               /* intervals per unit: 16 intervals cover [0, 4) */

@@ -24,8 +24,8 @@
 #define CR_TANH_H
 
 #include "../fputil.h"
-#include "exp.h"
-#include "../coeffs/tanh_poly.h"
+#include "../exp/core.h"
+#include "poly.h"
 
 #define CR_TANH_ONE 0x1.205968p+3 /* 0x41102cb4 ~ 9.0109: least float with tanh rounding to 1 */
 #define CR_TANH_TERMS ((int)(sizeof cr_tanh_poly / sizeof cr_tanh_poly[0]))

@@ -31,18 +31,18 @@
 
 #include <math.h>
 #include "../fputil.h"
-#include "../coeffs/sincos_poly.h"
-#include "../coeffs/sincos_table.h"
-#include "../coeffs/sincos_big.h"
+#include "poly.h"
+#include "table.h"
+#include "big.h"
 
 #define CR_SINCOS_INV_PI8 0x1.45f306dc9c883p+1 /* 8/pi */
 #define CR_SINCOS_BIG 0x1p32                   /* Cody-Waite reduction below */
-#define CR_SINCOS_BIG_EXP (1023 + 32)          /* biased exponent of row 0 of sincos_big.h */
+#define CR_SINCOS_BIG_EXP (1023 + 32)          /* biased exponent of row 0 of big.h */
 #define CR_SINCOS_BIG_ROWS 127                 /* row mask: 128 rows */
 
 /* r = x - k*pi/8 for 2^32 <= |x| < 2^128 (Payne-Hanek in double lanes);
  * returns r and sets *t to x*8/pi rounded to an integer plus shift, like the
- * Cody-Waite path. With x*8/pi = P0 + P1 + P2 + P3 mod 16 (sincos_big.h:
+ * Cody-Waite path. With x*8/pi = P0 + P1 + P2 + P3 mod 16 (big.h:
  * P0..P2 exact products, multiples of 2^-24, 2^-52, 2^-80; |P3| < 2^-56):
  * k = rint(P0 + P1), f1 = (P0 - k) + P1 is exact (a multiple of 2^-52 below
  * 1 in magnitude), and f = f1 + P2 + P3 is kept as a double-double, so

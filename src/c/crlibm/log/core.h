@@ -33,8 +33,8 @@
 
 #include <math.h>
 #include "../fputil.h"
-#include "../coeffs/log_poly.h"
-#include "../coeffs/log_table.h"
+#include "poly.h"
+#include "table.h"
 
 #define CR_LOG_OFF_BITS 0x3FE5800000000000LL /* bits of 0x1.58p-1 = 0.6875 - 2^-6 */
 #define CR_LOG_INDEX_SHIFT 48                /* 52 - 4 index bits */
