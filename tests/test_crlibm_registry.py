@@ -169,8 +169,10 @@ def test_no_other_source_lists_the_functions():
     names = list(FUNCTIONS)
     pattern = re.compile(r"\W{1,8}".join(rf"\b{n}\b" for n in names[:3]))
     roots = [ROOT / "src", ROOT / "crlibm_py", ROOT / "tests" / "capi"]
+    # The type stub must spell each function out; test_stubs_declare_every_function holds it
+    # to the registry instead.
     files = [p for r in roots for p in r.rglob("*")
-             if p.suffix in (".c", ".h", ".inc", ".cu", ".cuh", ".py", ".pyx", ".pyi")]
+             if p.suffix in (".c", ".h", ".inc", ".cu", ".cuh", ".py", ".pyx")]
     files += [ROOT / "tools" / "bench_crlibm.py",
               ROOT / "asv_bench" / "benchmarks" / "crlibm_funcs.py"]
     listing = [str(p.relative_to(ROOT)) for p in files
