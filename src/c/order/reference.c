@@ -321,9 +321,9 @@ void NAME(rb_ref_trsm)(int order, int right, int lower, int trans, int unit, int
 #define GEO_UNPACK(geo)                                                                         \
   int64_t N = geo[0], C = geo[1], H = geo[2], W = geo[3], K = geo[4], G = geo[5], R = geo[6],   \
           S = geo[7], P = geo[8], Q = geo[9], sh = geo[10], sw = geo[11], ph = geo[12],         \
-          pw = geo[13], dh = geo[14], dw = geo[15], Cg = C / G, Kg = K / G;                     \
-  (void)N; (void)H; (void)W; (void)R; (void)S; (void)P; (void)Q; (void)Cg; (void)Kg
-#define AT4(p, st, i0, i1, i2, i3) (p)[(i0) * (st)[0] + (i1) * (st)[1] + (i2) * (st)[2] + (i3) * (st)[3]]
+          pw = geo[13], dh = geo[14], dw = geo[15], Cg = C / G, Kg = K / G
+#define AT4(p, st, i0, i1, i2, i3)                                                              \
+  (p)[(i0) * (st)[0] + (i1) * (st)[1] + (i2) * (st)[2] + (i3) * (st)[3]]
 
 /* y[n, k, p, q]: terms x[n, c, h, v]·w[k, c', r, s] over (c', r, s), valid (h, v) only. */
 void NAME(rb_ref_conv2d)(int order, const int64_t *geo, const T *x, const int64_t *xs,
