@@ -17,7 +17,7 @@ import pytest
 
 import crlibm_py
 import reproblas as rb
-from reproblas import _core
+from reproblas import _core, _cuda
 import reference_lib
 import test_reproblas_reference as pyref
 from cuda_support import emu_array
@@ -490,9 +490,16 @@ def host(v):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
-def test_cuda_emulated_level1(ref, gpu, dtype, order):
+@pytest.mark.parametrize("pieces", [(2048, 4096), (4, 16)], ids=["default", "small_pieces"])
+def test_cuda_emulated_level1(ref, gpu, dtype, order, pieces, monkeypatch):
+    """small_pieces: many pairwise items, pieces that double, blocks of several
+    items (the device join's trees) on short vectors."""
+    monkeypatch.setattr(_cuda, "PIECE", pieces[0])
+    monkeypatch.setattr(_cuda, "MAX_ITEMS", pieces[1])
     rng = np.random.default_rng(9)
-    for n in (0, 1, 2, 3, 7, 33, 255, 256, 257, 1000, 4097):
+    small = pieces[0] < 2048
+    for n in (3, 37, 100, 1023, 1029) if small else (0, 1, 2, 3, 7, 33, 255, 256, 257, 1000,
+                                                      4097):
         x, y = values(rng, 2 * n, dtype, special=n % 2 == 1), values(rng, 2 * n, dtype)
         for xs, ys in ((x[:n], y[:n]), (x[1:n + 1], y[::-2])):
             for r in ("sum", "asum", "nrm2"):
@@ -500,6 +507,8 @@ def test_cuda_emulated_level1(ref, gpu, dtype, order):
                      f"emulated CUDA {r} n={n} strides={xs.strides}")
             same(host(rb.dot(emu_array(xs), emu_array(ys), order=order)), ref.dot(xs, ys, order),
                  f"emulated CUDA dot n={n}")
+    if small:
+        return
     for x in special_vectors(dtype):
         if lone_0x80_byte(np.max(np.abs(x))):
             continue  # test_lone_0x80_byte_is_not_zero (a known bug, strict xfail)
@@ -548,8 +557,20 @@ def test_cuda_emulated_level23(ref, gpu, dtype, order):
         x, y, a = values(rng, m, dtype), values(rng, n, dtype), values(rng, (m, n), dtype, True)
         same(host(rb.ger(dtype(-0.75), emu_array(x), emu_array(y), emu_array(a))),
              ref.ger(dtype(-0.75), x, y, a), f"emulated CUDA ger {m}x{n}")
-    for i, (m, n) in enumerate([(1, 1), (7, 9), (33, 17), (65, 4)]):
-        for flags in range(16):
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("trsm_block", [128, 4])
+def test_cuda_emulated_solves(ref, gpu, dtype, order, trsm_block, monkeypatch):
+    """trsm_block 4: many diagonal blocks and carried updates on small systems."""
+    monkeypatch.setattr(_cuda, "TRSM_BLOCK", trsm_block)
+    rng = np.random.default_rng(14)
+    shapes = [(1, 1), (7, 9), (33, 17), (65, 4), (130, 3), (3, 131)] if trsm_block == 128 \
+        else [(1, 1), (6, 9), (19, 5), (5, 14)]
+    for i, (m, n) in enumerate(shapes):
+        # every side, triangle, transpose and diagonal; past a block, four of them
+        for flags in range(16) if max(m, n) <= 64 else (0, 3, 9, 14):
             side = "right" if flags & 8 else "left"
             lower, trans, unit = bool(flags & 1), bool(flags & 2), bool(flags & 4)
             a = triangular(rng, n if side == "right" else m, dtype, (i + flags) % 5 == 0)
