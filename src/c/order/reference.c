@@ -1,0 +1,435 @@
+/* The executable definition of every reproblas routine: see reference.h.
+ * Each reduction gathers its terms, in the contract's index order, into
+ * plain arrays and adds them with order.h's primitives (ref_sum_terms,
+ * ref_sum_products); everything around them is the formula of
+ * docs/contract.md §3, one rounded operation at a time. Definitions, not
+ * fast paths: no SIMD, no blocking, no threads.
+ *
+ * The file includes itself once per element type (T, SFX below). */
+#ifndef RB_REF_T
+
+#include "order/reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#else
+#include <fenv.h>
+#endif
+
+#include "order/order.h"
+
+/* The library's floating-point environment (docs/contract.md, Arithmetic):
+ * round to nearest, FTZ and DAZ off, whatever the test process set. */
+#if defined(__x86_64__) || defined(__i386__)
+typedef unsigned int rb_ref_env;
+static rb_ref_env rb_ref_enter(void) {
+  rb_ref_env saved = _mm_getcsr();
+  _mm_setcsr(0x1F80);
+  return saved;
+}
+static void rb_ref_leave(rb_ref_env saved) { _mm_setcsr(saved); }
+#else
+typedef fenv_t rb_ref_env;
+static rb_ref_env rb_ref_enter(void) {
+  rb_ref_env saved;
+  fegetenv(&saved);
+  fesetenv(FE_DFL_ENV);
+  return saved;
+}
+static void rb_ref_leave(rb_ref_env saved) { fesetenv(&saved); }
+#endif
+
+static void *rb_ref_alloc(int64_t count, size_t size) {
+  void *p = malloc((size_t)(count > 0 ? count : 1) * size);
+  if (p == NULL) abort(); /* test-only code: an out-of-memory test run stops here */
+  return p;
+}
+
+#define RB_REF_T float
+#define RB_REF_SFX f32
+#define RB_REF_FMA fmaf
+#define RB_REF_SQRT sqrtf
+#define RB_REF_FABS fabsf
+#define RB_REF_MIN_EXP (-126)
+#define RB_REF_MAX_EXP 127
+#include "reference.c" /* this file, for one element type */
+#undef RB_REF_T
+#undef RB_REF_SFX
+#undef RB_REF_FMA
+#undef RB_REF_SQRT
+#undef RB_REF_FABS
+#undef RB_REF_MIN_EXP
+#undef RB_REF_MAX_EXP
+
+#define RB_REF_T double
+#define RB_REF_SFX f64
+#define RB_REF_FMA fma
+#define RB_REF_SQRT sqrt
+#define RB_REF_FABS fabs
+#define RB_REF_MIN_EXP (-1022)
+#define RB_REF_MAX_EXP 1023
+#include "reference.c" /* this file, for one element type */
+
+#else /* one element type: T, with functions named NAME(x) -> x_SFX */
+
+#define T RB_REF_T
+#define NAME_(a, b) a##_##b
+#define NAME2_(a, b) NAME_(a, b)
+#define NAME(a) NAME2_(a, RB_REF_SFX)
+
+/* The sum of the plain terms t[0 .. n) in the order (docs/contract.md §2);
+ * n = 0 gives +0 in both orders. */
+static T NAME(ref_sum_terms)(int order, int64_t n, const T *t) {
+  if (n == 0) return (T)0;
+  if (order == 0) {
+    T s = RB_CHAIN_START(T);
+    for (int64_t k = 0; k < n; ++k) s = RB_PLUS(s, t[k]);
+    return s;
+  }
+  T stack[64] = {0}, acc; /* a level is written before it is read */
+  for (int64_t i = 0; i < n; ++i) {
+    T v = t[i];
+    RB_COUNTER_PUSH(stack, i, v, RB_PLUS);
+  }
+  RB_COUNTER_JOIN(acc, stack, n, RB_PLUS);
+  return acc;
+}
+
+/* The sum of the product terms a[k]·b[k]: sequential adds each product
+ * exactly with one fma, pairwise adds rounded products. */
+static T NAME(ref_sum_products)(int order, int64_t n, const T *a, const T *b) {
+  if (n == 0) return (T)0;
+  if (order == 0) {
+    T s = RB_CHAIN_START(T);
+    for (int64_t k = 0; k < n; ++k) s = RB_REF_FMA(a[k], b[k], s);
+    return s;
+  }
+  T stack[64] = {0}, acc; /* a level is written before it is read */
+  for (int64_t i = 0; i < n; ++i) {
+    T v = a[i] * b[i];
+    RB_COUNTER_PUSH(stack, i, v, RB_PLUS);
+  }
+  RB_COUNTER_JOIN(acc, stack, n, RB_PLUS);
+  return acc;
+}
+
+/* α ⊗ S, or fma(β, c_old, α ⊗ S): c_old is not read when β = ±0. */
+static T NAME(ref_scale)(T alpha, T s, T beta, const T *c_old) {
+  T as = alpha * s;
+  return beta == 0 ? as : RB_REF_FMA(beta, *c_old, as);
+}
+
+/* ---- level 1 ------------------------------------------------------------ */
+
+T NAME(rb_ref_sum)(int order, int64_t n, const T *x, int64_t incx) {
+  rb_ref_env env = rb_ref_enter();
+  T *t = rb_ref_alloc(n, sizeof(T));
+  for (int64_t k = 0; k < n; ++k) t[k] = x[k * incx];
+  T s = NAME(ref_sum_terms)(order, n, t);
+  free(t);
+  rb_ref_leave(env);
+  return s;
+}
+
+T NAME(rb_ref_asum)(int order, int64_t n, const T *x, int64_t incx) {
+  rb_ref_env env = rb_ref_enter();
+  T *t = rb_ref_alloc(n, sizeof(T));
+  for (int64_t k = 0; k < n; ++k) t[k] = RB_REF_FABS(x[k * incx]);
+  T s = NAME(ref_sum_terms)(order, n, t);
+  free(t);
+  rb_ref_leave(env);
+  return s;
+}
+
+T NAME(rb_ref_dot)(int order, int64_t n, const T *x, int64_t incx, const T *y, int64_t incy) {
+  rb_ref_env env = rb_ref_enter();
+  T *a = rb_ref_alloc(n, sizeof(T)), *b = rb_ref_alloc(n, sizeof(T));
+  for (int64_t k = 0; k < n; ++k) {
+    a[k] = x[k * incx];
+    b[k] = y[k * incy];
+  }
+  T s = NAME(ref_sum_products)(order, n, a, b);
+  free(a);
+  free(b);
+  rb_ref_leave(env);
+  return s;
+}
+
+/* sqrt(S) ⊗ 2^e, S the sum of z_k·z_k, z_k = x_k ⊗ 2^-e, e the exponent of
+ * max abs(x_k) clamped to the normal range (docs/contract.md §3). */
+T NAME(rb_ref_nrm2)(int order, int64_t n, const T *x, int64_t incx) {
+  rb_ref_env env = rb_ref_enter();
+  T m = 0, r;
+  int nan = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    T v = x[k * incx];
+    if (v != v) nan = 1;
+    else if (RB_REF_FABS(v) > m) m = RB_REF_FABS(v);
+  }
+  if (nan) {
+    r = (T)NAN;
+  } else if (m == (T)INFINITY) {
+    r = (T)INFINITY;
+  } else if (m == 0) {
+    r = 0;
+  } else {
+    int e;
+    frexp((double)m, &e); /* m = f·2^e with 1/2 <= f < 1 */
+    e -= 1;
+    if (e < RB_REF_MIN_EXP) e = RB_REF_MIN_EXP;
+    if (e > RB_REF_MAX_EXP) e = RB_REF_MAX_EXP;
+    T down = (T)ldexp(1.0, -e), up = (T)ldexp(1.0, e); /* both exact in T */
+    T *z = rb_ref_alloc(n, sizeof(T));
+    for (int64_t k = 0; k < n; ++k) z[k] = x[k * incx] * down;
+    r = RB_REF_SQRT(NAME(ref_sum_products)(order, n, z, z)) * up;
+    free(z);
+  }
+  rb_ref_leave(env);
+  return r;
+}
+
+/* The first NaN, else the first k with abs(x_k) maximal; -1 for n = 0. */
+int64_t NAME(rb_ref_iamax)(int64_t n, const T *x, int64_t incx) {
+  int64_t best = -1;
+  for (int64_t k = 0; k < n; ++k) {
+    T v = x[k * incx];
+    if (v != v) return k;
+    if (best < 0 || RB_REF_FABS(v) > RB_REF_FABS(x[best * incx])) best = k;
+  }
+  return best;
+}
+
+void NAME(rb_ref_axpy)(int64_t n, T alpha, const T *x, int64_t incx, T *y, int64_t incy) {
+  rb_ref_env env = rb_ref_enter();
+  for (int64_t k = 0; k < n; ++k) y[k * incy] = RB_REF_FMA(alpha, x[k * incx], y[k * incy]);
+  rb_ref_leave(env);
+}
+
+void NAME(rb_ref_scal)(int64_t n, T alpha, T *x, int64_t incx) {
+  rb_ref_env env = rb_ref_enter();
+  for (int64_t k = 0; k < n; ++k) x[k * incx] = alpha * x[k * incx];
+  rb_ref_leave(env);
+}
+
+/* ---- level 2 and 3 ------------------------------------------------------ */
+
+/* a is m x n (strides sa0, sa1); y_i over op(a)'s rows, terms op(a)_ij·x_j. */
+void NAME(rb_ref_gemv)(int order, int trans, int64_t m, int64_t n, T alpha, const T *a,
+                       int64_t sa0, int64_t sa1, const T *x, int64_t incx, T beta, T *y,
+                       int64_t incy) {
+  rb_ref_env env = rb_ref_enter();
+  if (trans) { /* op(a) = a^T: n x m, strides swapped */
+    int64_t t = m; m = n; n = t;
+    t = sa0; sa0 = sa1; sa1 = t;
+  }
+  T *ta = rb_ref_alloc(n, sizeof(T)), *tb = rb_ref_alloc(n, sizeof(T));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      ta[j] = a[i * sa0 + j * sa1];
+      tb[j] = x[j * incx];
+    }
+    T s = NAME(ref_sum_products)(order, n, ta, tb);
+    y[i * incy] = NAME(ref_scale)(alpha, s, beta, &y[i * incy]);
+  }
+  free(ta);
+  free(tb);
+  rb_ref_leave(env);
+}
+
+void NAME(rb_ref_ger)(int64_t m, int64_t n, T alpha, const T *x, int64_t incx, const T *y,
+                      int64_t incy, T *a, int64_t sa0, int64_t sa1) {
+  rb_ref_env env = rb_ref_enter();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      a[i * sa0 + j * sa1] = RB_REF_FMA(x[i * incx], alpha * y[j * incy], a[i * sa0 + j * sa1]);
+  rb_ref_leave(env);
+}
+
+/* c (m x n) from op(a) (m x k) and op(b) (k x n); a, b given by their stored strides. */
+void NAME(rb_ref_gemm)(int order, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                       T alpha, const T *a, int64_t sa0, int64_t sa1, const T *b, int64_t sb0,
+                       int64_t sb1, T beta, T *c, int64_t sc0, int64_t sc1) {
+  rb_ref_env env = rb_ref_enter();
+  if (trans_a) { int64_t t = sa0; sa0 = sa1; sa1 = t; }
+  if (trans_b) { int64_t t = sb0; sb0 = sb1; sb1 = t; }
+  T *ta = rb_ref_alloc(k, sizeof(T)), *tb = rb_ref_alloc(k, sizeof(T));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t l = 0; l < k; ++l) {
+        ta[l] = a[i * sa0 + l * sa1];
+        tb[l] = b[l * sb0 + j * sb1];
+      }
+      T s = NAME(ref_sum_products)(order, k, ta, tb);
+      c[i * sc0 + j * sc1] = NAME(ref_scale)(alpha, s, beta, &c[i * sc0 + j * sc1]);
+    }
+  free(ta);
+  free(tb);
+  rb_ref_leave(env);
+}
+
+/* Solves M x = b in place, M (n x n, strides m0, m1) lower or upper triangular:
+ * x_i = (b_i ⊖ S_i) ⊘ M_ii, S_i over the solved j ascending; rows top-down
+ * (lower) or bottom-up (upper). */
+static void NAME(ref_solve)(int order, int lower, int unit, int64_t n, const T *mat, int64_t m0,
+                            int64_t m1, T *x, int64_t incx) {
+  T *ta = rb_ref_alloc(n, sizeof(T)), *tb = rb_ref_alloc(n, sizeof(T));
+  for (int64_t step = 0; step < n; ++step) {
+    int64_t i = lower ? step : n - 1 - step, cnt = 0;
+    for (int64_t j = lower ? 0 : i + 1; j < (lower ? i : n); ++j, ++cnt) {
+      ta[cnt] = mat[i * m0 + j * m1];
+      tb[cnt] = x[j * incx];
+    }
+    T v = x[i * incx] - NAME(ref_sum_products)(order, cnt, ta, tb);
+    x[i * incx] = unit ? v : v / mat[i * m0 + i * m1];
+  }
+  free(ta);
+  free(tb);
+}
+
+void NAME(rb_ref_trsv)(int order, int lower, int trans, int unit, int64_t n, const T *a,
+                       int64_t sa0, int64_t sa1, T *b, int64_t incb) {
+  rb_ref_env env = rb_ref_enter();
+  /* M = op(a); a^T's lower triangle is a's upper one */
+  if (trans) NAME(ref_solve)(order, !lower, unit, n, a, sa1, sa0, b, incb);
+  else NAME(ref_solve)(order, lower, unit, n, a, sa0, sa1, b, incb);
+  rb_ref_leave(env);
+}
+
+/* b (m x n) becomes x: left, op(a) x = α b column by column; right, x op(a) = α b
+ * row by row, i.e. op(a)^T x_i = α b_i. */
+void NAME(rb_ref_trsm)(int order, int right, int lower, int trans, int unit, int64_t m,
+                       int64_t n, T alpha, const T *a, int64_t sa0, int64_t sa1, T *b,
+                       int64_t sb0, int64_t sb1) {
+  rb_ref_env env = rb_ref_enter();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) b[i * sb0 + j * sb1] = alpha * b[i * sb0 + j * sb1];
+  int mlower = right ? !(lower ^ trans) : (lower ^ trans);
+  int64_t m0 = (right ^ trans) ? sa1 : sa0, m1 = (right ^ trans) ? sa0 : sa1;
+  if (right)
+    for (int64_t i = 0; i < m; ++i) NAME(ref_solve)(order, mlower, unit, n, a, m0, m1,
+                                                    &b[i * sb0], sb1);
+  else
+    for (int64_t j = 0; j < n; ++j) NAME(ref_solve)(order, mlower, unit, m, a, m0, m1,
+                                                    &b[j * sb1], sb0);
+  rb_ref_leave(env);
+}
+
+/* ---- convolution (docs/contract.md §3: padding terms are absent) --------- */
+
+#define GEO_UNPACK(geo)                                                                         \
+  int64_t N = geo[0], C = geo[1], H = geo[2], W = geo[3], K = geo[4], G = geo[5], R = geo[6],   \
+          S = geo[7], P = geo[8], Q = geo[9], sh = geo[10], sw = geo[11], ph = geo[12],         \
+          pw = geo[13], dh = geo[14], dw = geo[15], Cg = C / G, Kg = K / G
+#define AT4(p, st, i0, i1, i2, i3)                                                              \
+  (p)[(i0) * (st)[0] + (i1) * (st)[1] + (i2) * (st)[2] + (i3) * (st)[3]]
+
+/* y[n, k, p, q]: terms x[n, c, h, v]·w[k, c', r, s] over (c', r, s), valid (h, v) only. */
+void NAME(rb_ref_conv2d)(int order, const int64_t *geo, const T *x, const int64_t *xs,
+                         const T *w, const int64_t *ws, const T *bias, int64_t sbias, T *y,
+                         const int64_t *ys) {
+  rb_ref_env env = rb_ref_enter();
+  GEO_UNPACK(geo);
+  T *ta = rb_ref_alloc(Cg * R * S, sizeof(T)), *tb = rb_ref_alloc(Cg * R * S, sizeof(T));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t p = 0; p < P; ++p)
+        for (int64_t q = 0; q < Q; ++q) {
+          int64_t cnt = 0;
+          for (int64_t cc = 0; cc < Cg; ++cc)
+            for (int64_t r = 0; r < R; ++r)
+              for (int64_t s = 0; s < S; ++s) {
+                int64_t h = p * sh - ph + r * dh, v = q * sw - pw + s * dw;
+                if (h < 0 || h >= H || v < 0 || v >= W) continue;
+                ta[cnt] = AT4(x, xs, n, (k / Kg) * Cg + cc, h, v);
+                tb[cnt++] = AT4(w, ws, k, cc, r, s);
+              }
+          T sum = NAME(ref_sum_products)(order, cnt, ta, tb);
+          AT4(y, ys, n, k, p, q) = bias ? sum + bias[k * sbias] : sum;
+        }
+  free(ta);
+  free(tb);
+  rb_ref_leave(env);
+}
+
+/* gx[n, c, h, v]: terms grad_y[n, k, p, q]·w[k, c', r, s] over (k, r, s), k in c's
+ * group, where h = p·sh − ph + r·dh and v = q·sw − pw + s·dw for a valid (p, q). */
+void NAME(rb_ref_conv2d_grad_input)(int order, const int64_t *geo, const T *gy,
+                                    const int64_t *gys, const T *w, const int64_t *ws, T *gx,
+                                    const int64_t *gxs) {
+  rb_ref_env env = rb_ref_enter();
+  GEO_UNPACK(geo);
+  T *ta = rb_ref_alloc(Kg * R * S, sizeof(T)), *tb = rb_ref_alloc(Kg * R * S, sizeof(T));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t v = 0; v < W; ++v) {
+          int64_t cnt = 0, g = c / Cg;
+          for (int64_t k = g * Kg; k < (g + 1) * Kg; ++k)
+            for (int64_t r = 0; r < R; ++r)
+              for (int64_t s = 0; s < S; ++s) {
+                int64_t hp = h + ph - r * dh, vq = v + pw - s * dw;
+                if (hp < 0 || vq < 0 || hp % sh != 0 || vq % sw != 0) continue;
+                if (hp / sh >= P || vq / sw >= Q) continue;
+                ta[cnt] = AT4(gy, gys, n, k, hp / sh, vq / sw);
+                tb[cnt++] = AT4(w, ws, k, c - g * Cg, r, s);
+              }
+          AT4(gx, gxs, n, c, h, v) = NAME(ref_sum_products)(order, cnt, ta, tb);
+        }
+  free(ta);
+  free(tb);
+  rb_ref_leave(env);
+}
+
+/* gw[k, c', r, s]: terms grad_y[n, k, p, q]·x[n, c, h, v] over (n, p, q), valid (h, v). */
+void NAME(rb_ref_conv2d_grad_weight)(int order, const int64_t *geo, const T *x,
+                                     const int64_t *xs, const T *gy, const int64_t *gys, T *gw,
+                                     const int64_t *gws) {
+  rb_ref_env env = rb_ref_enter();
+  GEO_UNPACK(geo);
+  T *ta = rb_ref_alloc(N * P * Q, sizeof(T)), *tb = rb_ref_alloc(N * P * Q, sizeof(T));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t cc = 0; cc < Cg; ++cc)
+      for (int64_t r = 0; r < R; ++r)
+        for (int64_t s = 0; s < S; ++s) {
+          int64_t cnt = 0;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t p = 0; p < P; ++p)
+              for (int64_t q = 0; q < Q; ++q) {
+                int64_t h = p * sh - ph + r * dh, v = q * sw - pw + s * dw;
+                if (h < 0 || h >= H || v < 0 || v >= W) continue;
+                ta[cnt] = AT4(gy, gys, n, k, p, q);
+                tb[cnt++] = AT4(x, xs, n, (k / Kg) * Cg + cc, h, v);
+              }
+          AT4(gw, gws, k, cc, r, s) = NAME(ref_sum_products)(order, cnt, ta, tb);
+        }
+  free(ta);
+  free(tb);
+  rb_ref_leave(env);
+}
+
+/* gb[k]: terms grad_y[n, k, p, q] over (n, p, q). */
+void NAME(rb_ref_conv2d_grad_bias)(int order, const int64_t *geo, const T *gy,
+                                   const int64_t *gys, T *gb, int64_t sgb) {
+  rb_ref_env env = rb_ref_enter();
+  int64_t N = geo[0], K = geo[4], P = geo[8], Q = geo[9];
+  T *t = rb_ref_alloc(N * P * Q, sizeof(T));
+  for (int64_t k = 0; k < K; ++k) {
+    int64_t cnt = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t p = 0; p < P; ++p)
+        for (int64_t q = 0; q < Q; ++q) t[cnt++] = AT4(gy, gys, n, k, p, q);
+    gb[k * sgb] = NAME(ref_sum_terms)(order, cnt, t);
+  }
+  free(t);
+  rb_ref_leave(env);
+}
+
+#undef GEO_UNPACK
+#undef AT4
+#undef T
+#undef NAME_
+#undef NAME2_
+#undef NAME
+#endif
