@@ -2,6 +2,7 @@
 caller's floating-point environment, where DAZ reads a subnormal as 0 (docs/contract.md §0 says
 results must not depend on it): these read the bits instead."""
 import struct
+import sys
 
 import numpy as np
 
@@ -12,7 +13,8 @@ def zero_bits(v):
     """Whether a Python float or NumPy float scalar is +0 or -0 (a subnormal beta under
     DAZ compared equal to 0)."""
     raw = _DOUBLE.pack(v) if type(v) is float else v.tobytes()
-    return raw.strip(b"\0") in (b"", b"\x80")
+    bits = int.from_bytes(raw, sys.byteorder)  # native, as pack and tobytes write
+    return bits & ~(1 << (8 * len(raw) - 1)) == 0  # all bits but the sign clear
 
 
 def floor_log2(m):

@@ -510,8 +510,6 @@ def test_cuda_emulated_level1(ref, gpu, dtype, order, pieces, monkeypatch):
     if small:
         return
     for x in special_vectors(dtype):
-        if lone_0x80_byte(np.max(np.abs(x))):
-            continue  # test_lone_0x80_byte_is_not_zero (a known bug, strict xfail)
         for r in ("sum", "asum", "nrm2"):
             same(host(getattr(rb, r)(emu_array(x), order=order)), getattr(ref, r)(x, order),
                  f"emulated CUDA {r}({x!r})")
@@ -600,9 +598,9 @@ def test_cuda_emulated_conv(ref, gpu, dtype, order):
             same(host(g), w, f"emulated CUDA {name} case {CONV_CASES[i]}")
 
 
-# ---- a known bug: reproblas/_fp.py's zero_bits reads a value whose bytes are all
-# zero but one 0x80 byte (float32 2^-126 = 0x00800000, float64 2^-1015 =
-# 0x0080000000000000, ...) as -0: bytes.strip(b"\0") leaves b"\x80", as for -0.
+# ---- values whose bytes are all zero but one 0x80 byte (float32 2^-126 = 0x00800000,
+# float64 2^-1015 = 0x0080000000000000): stripping zero bytes leaves b"\x80", as for -0,
+# which is how reproblas/_fp.py's zero_bits once misread them.
 
 def lone_0x80_byte(v):
     """Whether v's bytes are zeros and a single 0x80 (and v is not -0)."""
@@ -613,11 +611,8 @@ def lone_0x80_byte(v):
 LONE_0X80 = {np.float32: np.float32(2.0 ** -126), np.float64: np.float64(2.0 ** -1015)}
 
 
-@pytest.mark.xfail(strict=True, reason="reproblas/_fp.py zero_bits takes a value with one 0x80 "
-                   "byte and zero bytes elsewhere (float32 2^-126, float64 2^-1015) for -0: "
-                   "gemm/gemv then treat such a beta as 0 (the old c is neither read nor "
-                   "added), and the CUDA nrm2 returns max abs(x) itself when it is such a "
-                   "value")
+# A beta or max abs(x) whose bytes are zero but for one 0x80 byte (float32 2^-126, float64
+# 2^-1015) is not -0: its c must be read and added, and the CUDA nrm2 must scale by it.
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_lone_0x80_byte_is_not_zero(ref, gpu, dtype, monkeypatch):
     beta = LONE_0X80[dtype]
