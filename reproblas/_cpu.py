@@ -161,7 +161,12 @@ class CpuBackend:
 
     @staticmethod
     def as_array(x, name, routine):
-        return x  # NumPy arrays as they are; anything else fails the checks
+        # NumPy arrays as they are; lists and tuples as np.asarray makes them when that
+        # is a float dtype (reproblas/__init__.py "Sequences"); anything else fails the checks
+        if isinstance(x, (list, tuple)):
+            from ._validate import sequence
+            return sequence(x, name, routine)
+        return x
 
     # ---- level 1 ----
 
@@ -169,6 +174,18 @@ class CpuBackend:
     def reduce(routine, order, x, y):
         return _core.reduce(routine, order, contiguous(x), None if y is None else contiguous(y),
                             isa(), threads())
+
+    @staticmethod
+    def reduce_rows(routine, order, x2, y2, out):
+        """out[i] = the reduction of row i of the 2-D x2 (and y2): one core call per row,
+        each the 1-D call's (the core has no batched reduction)."""
+        isa_, threads_ = isa(), threads()
+        x2 = contiguous(x2)
+        y2 = None if y2 is None else contiguous(y2)
+        for i in range(x2.shape[0]):
+            out[i] = _core.reduce(routine, order, x2[i], None if y2 is None else y2[i],
+                                  isa_, threads_)
+        return out
 
     @staticmethod
     def iamax(x):

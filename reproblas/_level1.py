@@ -5,11 +5,17 @@ its arrays' device (_backend.py). Plain NumPy operands of the reductions take a
 fast path straight into the C core, whose own test (_core.plain) accepts only
 what the checks would.
 """
+import math
+
+import numpy as np
+
 from . import _backend, _core, _cpu
 from . import _validate as V
 
 
-def _reduction(routine, x, y, order):
+def _reduction(routine, x, y, order, axis=None, keepdims=False, out=None):
+    if axis is not None or keepdims is not False or out is not None or not _is_1d(x):
+        return _along(routine, x, y, order, axis, keepdims, out)
     if (_core.plain(x, 1) if y is None else
             _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0]):
         # fast path: operands that pass every check below, used as they are
@@ -22,28 +28,95 @@ def _reduction(routine, x, y, order):
     return be.reduce(routine, code, x, y)
 
 
-def sum(x, order="sequential"):
+def _is_1d(x):
+    """Whether x takes the 1-D path: anything but an array of another dimension (lists and
+    other objects get that path's checks and messages)."""
+    ndim = getattr(x, "ndim", None)
+    if ndim is None and isinstance(x, (list, tuple)):
+        ndim = getattr(_sequence_probe(x), "ndim", 1)
+    return ndim is None or ndim == 1
+
+
+def _sequence_probe(x):
+    try:
+        return np.asarray(x)
+    except ValueError:
+        return None
+
+
+def _rows(be, routine, x, y, axis, keepdims):
+    """(x2, y2, shape): the elements reduced into each output element as the rows of
+    x2 (y2), the reduced axes last in C order, and the result's shape."""
+    xp = be.xp
+    ax = V.axes(axis, x.ndim, routine)
+    keep = tuple(d for d in range(x.ndim) if d not in ax)
+    kept = tuple(x.shape[d] for d in keep)
+    if keepdims:
+        shape = tuple(1 if d in ax else x.shape[d] for d in range(x.ndim))
+    else:
+        shape = kept
+    rows, n = math.prod(kept), math.prod(x.shape[d] for d in ax)
+    perm = keep + ax
+
+    def flat(v):
+        return None if v is None else xp.reshape(xp.transpose(v, perm), (rows, n))
+    return flat(x), flat(y), shape
+
+
+def _along(routine, x, y, order, axis, keepdims, out):
+    """The reduction of the elements along `axis` (docs: "axis, keepdims, out")."""
+    keepdims = V.flag(keepdims, "keepdims", routine)
+    caller_out = out
+    be = _backend.select(x, y, out)
+    code = V.order(order, routine)
+    x, y, out = V.operands(be, routine, ("x", "y", "out"), (x, y, out), (None, None, None),
+                           optional=("y", "out"))
+    if y is not None and x.shape != y.shape:
+        raise ValueError(f"reproblas.{routine}: x has shape {x.shape} but y has {y.shape}")
+    x2, y2, shape = _rows(be, routine, x, y, axis, keepdims)
+    if out is not None:
+        V.output(out, shape, x.dtype, routine, be.xp)
+    res = be.reduce_rows(routine, code, x2, y2, be.xp.empty(x2.shape[0], x.dtype))
+    res = res.reshape(shape)
+    if out is not None:
+        out[...] = res
+        return caller_out
+    return res[()] if be.scalars and res.ndim == 0 else res
+
+
+def sum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     """Sum of the elements of x, added in a fixed order.
 
     Parameters
     ----------
     x : numpy.ndarray
-        1-D array of float32 or float64 (any stride).
+        Array of float32 or float64 (any strides), or a list/tuple of floats.
     order : {'sequential', 'pairwise'}, optional
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
+    axis : None, int or tuple of ints, optional
+        Reduce along these axes (negative: from the end), as NumPy's reductions:
+        each result element is the reduction of the elements along them, in C index
+        order, with the bits of the 1-D call on those elements. None (default): all
+        of x, in C order (a 1-D x: the 1-D call).
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any strides) to write it into;
+        it is returned.
 
     Returns
     -------
-    numpy.float32 or numpy.float64
-        The sum, of x's dtype. An empty x gives +0; one element gives that element.
+    numpy.float32 or numpy.float64, or numpy.ndarray
+        The sum, of x's dtype (an array with `axis`/`keepdims`; `out` if given). An
+        empty x gives +0; one element gives that element.
 
     Raises
     ------
     TypeError
         x is not a float32/float64 NumPy array.
     ValueError
-        x is not 1-D, or `order` is unknown.
+        `order` or `axis` is invalid, or `out` has another shape.
 
     Examples
     --------
@@ -51,10 +124,10 @@ def sum(x, order="sequential"):
     >>> reproblas.sum(t), reproblas.sum(t, order="pairwise")
     (np.float64(2.0), np.float64(1.0))
     """
-    return _reduction("sum", x, None, order)
+    return _reduction("sum", x, None, order, axis, keepdims, out)
 
 
-def asum(x, order="sequential"):
+def asum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     """Sum of the absolute values of x, added in a fixed order.
 
     The terms are ``abs(x_k)``; otherwise as :func:`reproblas.sum`.
@@ -62,20 +135,30 @@ def asum(x, order="sequential"):
     Parameters
     ----------
     x : numpy.ndarray
-        1-D array of float32 or float64.
+        Array of float32 or float64, or a list/tuple of floats.
     order : {'sequential', 'pairwise'}, optional
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
+    axis : None, int or tuple of ints, optional
+        Reduce along these axes (negative: from the end), as NumPy's reductions:
+        each result element is the reduction of the elements along them, in C index
+        order, with the bits of the 1-D call on those elements. None (default): all
+        of x, in C order (a 1-D x: the 1-D call).
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any strides) to write it into;
+        it is returned.
 
     Returns
     -------
     numpy.float32 or numpy.float64
         The sum of ``abs(x_k)``, of x's dtype.
     """
-    return _reduction("asum", x, None, order)
+    return _reduction("asum", x, None, order, axis, keepdims, out)
 
 
-def dot(x, y, order="sequential"):
+def dot(x, y, order="sequential", *, axis=None, keepdims=False, out=None):
     """Dot product of x and y in a fixed order.
 
     The terms are the products ``x_k*y_k``. 'sequential' starts from the rounded
@@ -86,10 +169,21 @@ def dot(x, y, order="sequential"):
     Parameters
     ----------
     x, y : numpy.ndarray
-        1-D arrays of the same length and the same dtype (float32 or float64).
+        Arrays of the same shape and dtype (float32 or float64); the terms pair
+        x and y elementwise.
     order : {'sequential', 'pairwise'}, optional
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
+    axis : None, int or tuple of ints, optional
+        Reduce along these axes (negative: from the end), as NumPy's reductions:
+        each result element is the reduction of the elements along them, in C index
+        order, with the bits of the 1-D call on those elements. None (default): all
+        of x, in C order (a 1-D x: the 1-D call).
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any strides) to write it into;
+        it is returned.
 
     Returns
     -------
@@ -101,14 +195,14 @@ def dot(x, y, order="sequential"):
     TypeError
         Not float32/float64 NumPy arrays, or mixed dtypes.
     ValueError
-        Not 1-D, lengths differ, or `order` is unknown.
+        Shapes differ, `order` or `axis` is invalid.
     """
     if y is None:  # to _reduction, None means "no second vector": reject it here
         V.vector(y, "y", "dot")
-    return _reduction("dot", x, y, order)
+    return _reduction("dot", x, y, order, axis, keepdims, out)
 
 
-def nrm2(x, order="sequential"):
+def nrm2(x, order="sequential", *, axis=None, keepdims=False, out=None):
     """Euclidean norm of x, scaled by a power of two so that it does not overflow.
 
     With ``e`` the exponent of ``max abs(x_k)`` (clamped to the normal range), the
@@ -119,17 +213,27 @@ def nrm2(x, order="sequential"):
     Parameters
     ----------
     x : numpy.ndarray
-        1-D array of float32 or float64.
+        Array of float32 or float64, or a list/tuple of floats.
     order : {'sequential', 'pairwise'}, optional
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
+    axis : None, int or tuple of ints, optional
+        Reduce along these axes (negative: from the end), as NumPy's reductions:
+        each result element is the reduction of the elements along them, in C index
+        order, with the bits of the 1-D call on those elements. None (default): all
+        of x, in C order (a 1-D x: the 1-D call).
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any strides) to write it into;
+        it is returned.
 
     Returns
     -------
     numpy.float32 or numpy.float64
         The norm, of x's dtype.
     """
-    return _reduction("nrm2", x, None, order)
+    return _reduction("nrm2", x, None, order, axis, keepdims, out)
 
 
 def iamax(x):
