@@ -69,8 +69,8 @@ def _along(routine, x, y, order, axis, keepdims, out):
     caller_out = out
     be = _backend.select(x, y, out)
     code = V.order(order, routine)
-    x, y, out = V.operands(be, routine, ("x", "y", "out"), (x, y, out), (None, None, None),
-                           optional=("y", "out"))
+    x, y = V.operands(be, routine, ("x", "y"), (x, y), (None, None), optional=("y",))
+    out = V.out_operand(be, out, routine)
     if y is not None and x.shape != y.shape:
         raise ValueError(f"reproblas.{routine}: x has shape {x.shape} but y has {y.shape}")
     x2, y2, shape = _rows(be, routine, x, y, axis, keepdims)

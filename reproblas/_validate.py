@@ -131,6 +131,27 @@ def output(out, shape, dtype, routine, xp=np):
     return out
 
 
+def out_operand(be, out, routine):
+    """out as the backend's array (not converted from a list: it must be written into)."""
+    if out is None:
+        return None
+    if isinstance(out, (list, tuple)):
+        raise TypeError(f"reproblas.{routine}: out must be an array to write into, got "
+                        f"{type(out).__name__}")
+    return be.as_array(out, "out", routine)
+
+
+def deliver(out, caller_out, result, routine, xp=np):
+    """result itself without out; else result written into out (checked), and the
+    caller's out returned. result is a fresh array, so an out that shares memory with
+    an input gets the result of the old values."""
+    if out is None:
+        return result
+    output(out, result.shape, result.dtype, routine, xp)
+    out[...] = result
+    return caller_out
+
+
 def axes(axis, ndim, routine):
     """axis (None, an int or a tuple of ints, negative from the end) as a sorted tuple."""
     if axis is None:
