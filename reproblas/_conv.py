@@ -60,14 +60,6 @@ def _shape_arg(value, name, routine, unbatched):
             raise ValueError(f"reproblas.{routine}: grad_output is 3-D (one unbatched image), "
                              f"so input_shape must be 3 ints (C, H, W), got {value!r}")
         return (1,) + value
-    if not unbatched and name == "input_shape":
-        try:
-            if len(value) == 3:
-                raise ValueError(f"reproblas.{routine}: input_shape {tuple(value)!r} is 3 ints "
-                                 f"(one unbatched image) but grad_output is 4-D; pass "
-                                 f"grad_output[0] (3-D) or input_shape (1, C, H, W)")
-        except TypeError:
-            pass  # the shape checks name the problem
     return value
 
 

@@ -7,14 +7,12 @@ what the checks would.
 """
 import math
 
-import numpy as np
-
 from . import _backend, _core, _cpu
 from . import _validate as V
 
 
 def _reduction(routine, x, y, order, axis=None, keepdims=False, out=None):
-    if axis is not None or keepdims is not False or out is not None or not _is_1d(x):
+    if axis is not None or keepdims is not False or out is not None:
         return _along(routine, x, y, order, axis, keepdims, out)
     if (_core.plain(x, 1) if y is None else
             _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0]):
@@ -26,22 +24,6 @@ def _reduction(routine, x, y, order, axis=None, keepdims=False, out=None):
     if y is not None:
         V.same_length(routine, x, y)
     return be.reduce(routine, code, x, y)
-
-
-def _is_1d(x):
-    """Whether x takes the 1-D path: anything but an array of another dimension (lists and
-    other objects get that path's checks and messages)."""
-    ndim = getattr(x, "ndim", None)
-    if ndim is None and isinstance(x, (list, tuple)):
-        ndim = getattr(_sequence_probe(x), "ndim", 1)
-    return ndim is None or ndim == 1
-
-
-def _sequence_probe(x):
-    try:
-        return np.asarray(x)
-    except ValueError:
-        return None
 
 
 def _rows(be, routine, x, y, axis, keepdims):
@@ -71,6 +53,8 @@ def _along(routine, x, y, order, axis, keepdims, out):
     code = V.order(order, routine)
     x, y = V.operands(be, routine, ("x", "y"), (x, y), (None, None), optional=("y",))
     out = V.out_operand(be, out, routine)
+    if axis is None and x.ndim != 1:  # as the 1-D call: N-D x needs an explicit axis
+        V.vector(x, "x", routine)
     if y is not None and x.shape != y.shape:
         raise ValueError(f"reproblas.{routine}: x has shape {x.shape} but y has {y.shape}")
     x2, y2, shape = _rows(be, routine, x, y, axis, keepdims)
@@ -97,8 +81,8 @@ def sum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     axis : None, int or tuple of ints, optional
         Reduce along these axes (negative: from the end), as NumPy's reductions:
         each result element is the reduction of the elements along them, in C index
-        order, with the bits of the 1-D call on those elements. None (default): all
-        of x, in C order (a 1-D x: the 1-D call).
+        order, with the bits of the 1-D call on those elements. None (default): x
+        must be 1-D; ``axis=tuple(range(x.ndim))`` reduces all of an N-D x in C order.
     keepdims : bool, optional
         Keep the reduced axes with size 1.
     out : numpy.ndarray, optional
@@ -142,8 +126,8 @@ def asum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     axis : None, int or tuple of ints, optional
         Reduce along these axes (negative: from the end), as NumPy's reductions:
         each result element is the reduction of the elements along them, in C index
-        order, with the bits of the 1-D call on those elements. None (default): all
-        of x, in C order (a 1-D x: the 1-D call).
+        order, with the bits of the 1-D call on those elements. None (default): x
+        must be 1-D; ``axis=tuple(range(x.ndim))`` reduces all of an N-D x in C order.
     keepdims : bool, optional
         Keep the reduced axes with size 1.
     out : numpy.ndarray, optional
@@ -177,8 +161,8 @@ def dot(x, y, order="sequential", *, axis=None, keepdims=False, out=None):
     axis : None, int or tuple of ints, optional
         Reduce along these axes (negative: from the end), as NumPy's reductions:
         each result element is the reduction of the elements along them, in C index
-        order, with the bits of the 1-D call on those elements. None (default): all
-        of x, in C order (a 1-D x: the 1-D call).
+        order, with the bits of the 1-D call on those elements. None (default): x
+        must be 1-D; ``axis=tuple(range(x.ndim))`` reduces all of an N-D x in C order.
     keepdims : bool, optional
         Keep the reduced axes with size 1.
     out : numpy.ndarray, optional
@@ -220,8 +204,8 @@ def nrm2(x, order="sequential", *, axis=None, keepdims=False, out=None):
     axis : None, int or tuple of ints, optional
         Reduce along these axes (negative: from the end), as NumPy's reductions:
         each result element is the reduction of the elements along them, in C index
-        order, with the bits of the 1-D call on those elements. None (default): all
-        of x, in C order (a 1-D x: the 1-D call).
+        order, with the bits of the 1-D call on those elements. None (default): x
+        must be 1-D; ``axis=tuple(range(x.ndim))`` reduces all of an N-D x in C order.
     keepdims : bool, optional
         Keep the reduced axes with size 1.
     out : numpy.ndarray, optional

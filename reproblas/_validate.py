@@ -92,7 +92,8 @@ def vector(x, name, routine, ndim=1, xp=np):
     matrix(x, name, routine, None, xp)
     if x.ndim != 1:
         raise ValueError(f"reproblas.{routine}: {name} must be 1-D, got shape {x.shape} "
-                         f"(use {name}.ravel() for a flattened view)")
+                         f"(use {name}.ravel() for a flattened view; the reductions also take "
+                         f"axis=)")
     return x
 
 
@@ -206,10 +207,22 @@ def operands(backend, routine, names, arrays, ndims, optional=(), check=matrix):
     if len(present) > 1:
         dtype = present[0].dtype
         if any(a.dtype != dtype for a in present):
+            _sequence_dtype(routine, names, arrays, out)
             same_dtype(routine, **{n: a for n, a in zip(names, out) if a is not None})
         if xp is not np:
             same_device(routine, present)
     return out
+
+
+def _sequence_dtype(routine, names, given, arrays):
+    """The TypeError of a list/tuple whose float64 meets float32 arrays: name the fix."""
+    for name, g, a in zip(names, given, arrays):
+        if isinstance(g, (list, tuple)):
+            other = next(b.dtype for b in arrays if b is not None and b.dtype != a.dtype)
+            raise TypeError(f"reproblas.{routine}: {name} is a {type(g).__name__}, which "
+                            f"NumPy makes a {a.dtype} array, but the other operands are "
+                            f"{other}; pass a NumPy array: np.asarray({name}, "
+                            f"dtype=np.{other.name})")
 
 
 def same_length(routine, x, y):
