@@ -43,9 +43,9 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
         'pairwise' uses the fixed binary tree.
 
     out : numpy.ndarray, optional
-        Array of the result's exact shape and dtype (any layout; not with overwrite_*) to write it into,
-        NumPy's ``out=``; it may share memory with the inputs (the result is that of
-        their old values). It is returned.
+        Array of the result's exact shape and dtype (any layout) to write it into,
+        NumPy's ``out=`` (not with overwrite_*); it may share memory with the inputs
+        (the result is that of their old values). It is returned.
 
     Returns
     -------
@@ -126,9 +126,9 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
         'pairwise' uses the fixed binary tree.
 
     out : numpy.ndarray, optional
-        Array of the result's exact shape and dtype (any layout; not with overwrite_*) to write it into,
-        NumPy's ``out=``; it may share memory with the inputs (the result is that of
-        their old values). It is returned.
+        Array of the result's exact shape and dtype (any layout) to write it into,
+        NumPy's ``out=`` (not with overwrite_*); it may share memory with the inputs
+        (the result is that of their old values). It is returned.
 
     Returns
     -------
@@ -190,9 +190,9 @@ def ger(alpha, x, y, a=None, overwrite_a=False, *, out=None):
         Update a in place and return it, instead of a new array.
 
     out : numpy.ndarray, optional
-        Array of the result's exact shape and dtype (any layout; not with overwrite_*) to write it into,
-        NumPy's ``out=``; it may share memory with the inputs (the result is that of
-        their old values). It is returned.
+        Array of the result's exact shape and dtype (any layout) to write it into,
+        NumPy's ``out=`` (not with overwrite_*); it may share memory with the inputs
+        (the result is that of their old values). It is returned.
 
     Returns
     -------
@@ -263,7 +263,8 @@ def matmul(a, b, order="sequential", *, out=None):
     out = V.out_operand(be, out, "matmul")
     a2, b2, batch, mkn = V.matmul_shapes(a, b)
     if out is not None:
-        shape = V.matmul_unpromote(np.broadcast_to(np.bool_(0), batch + (mkn[0], mkn[2])), a, b).shape
+        full = np.broadcast_to(np.bool_(0), batch + (mkn[0], mkn[2]))  # shape only, no memory
+        shape = V.matmul_unpromote(full, a, b).shape
         V.output(out, shape, a.dtype, "matmul", be.xp)
     res = V.matmul_unpromote(be.matmul(code, a2, b2, batch, mkn), a, b)
     if out is not None:
