@@ -25,7 +25,8 @@ dtype is an error), into which the result is written and which is returned.
 It may share memory with the inputs: the result is that of their old values.
 Not together with ``overwrite_*`` (the same destination, said twice).
 
-``axis=``, ``keepdims=`` (sum, asum, dot, nrm2): each result element is the
+``axis=``, ``keepdims=`` (sum, asum, dot, nrm2; iamax: one int axis, as
+numpy.argmax): each result element is the
 reduction of the elements along the axes, in C index order, with the bits of
 the 1-D call on them. Without ``axis`` x must be 1-D, as before;
 ``axis=tuple(range(x.ndim))`` reduces all of x in C order. One core call per

@@ -7,6 +7,8 @@ what the checks would.
 """
 import math
 
+import numpy as np
+
 from . import _backend, _core, _cpu
 from . import _validate as V
 
@@ -220,30 +222,50 @@ def nrm2(x, order="sequential", *, axis=None, keepdims=False, out=None):
     return _reduction("nrm2", x, None, order, axis, keepdims, out)
 
 
-def iamax(x):
+def iamax(x, *, axis=None, keepdims=False):
     """Index of the element of largest absolute value.
 
     Parameters
     ----------
     x : numpy.ndarray
-        1-D array of float32 or float64, not empty.
+        Array of float32 or float64 (or a list/tuple of floats); 1-D unless `axis`
+        is given.
+    axis : int, optional
+        As :func:`numpy.argmax`: the index along this axis (negative: from the end)
+        for each position of the other axes, each the 1-D call's on that slice.
+    keepdims : bool, optional
+        Keep the reduced axis with size 1.
 
     Returns
     -------
-    int
+    int or numpy.ndarray
         0-based index of the first NaN if x has one, else the smallest index k
-        with ``abs(x[k])`` maximal.
+        with ``abs(x[k])`` maximal; with `axis`, a NumPy int64 array of them (in host
+        memory also for GPU arrays).
 
     Raises
     ------
     ValueError
-        x is empty (like :func:`numpy.argmax`) or not 1-D.
+        x (or the axis) is empty (like :func:`numpy.argmax`), or x is not 1-D
+        without `axis`.
     """
     be = _backend.select(x)
-    (x,) = V.operands(be, "iamax", ("x",), (x,), (1,), check=V.vector)
-    if x.shape[0] == 0:
-        raise ValueError("reproblas.iamax: x is empty, it has no largest element")
-    return be.iamax(x)
+    if axis is None and keepdims is False:
+        (x,) = V.operands(be, "iamax", ("x",), (x,), (1,), check=V.vector)
+        if x.shape[0] == 0:
+            raise ValueError("reproblas.iamax: x is empty, it has no largest element")
+        return be.iamax(x)
+    keepdims = V.flag(keepdims, "keepdims", "iamax")
+    (x,) = V.operands(be, "iamax", ("x",), (x,), (None,))
+    if axis is None or isinstance(axis, tuple):
+        raise TypeError(f"reproblas.iamax: axis must be an int (one axis, as numpy.argmax), "
+                        f"got {axis!r}")
+    x2, _, shape = _rows(be, "iamax", x, None, axis, keepdims)
+    if x2.shape[1] == 0:
+        raise ValueError(f"reproblas.iamax: axis {axis} of x (shape {x.shape}) is empty, it "
+                         f"has no largest element")
+    res = np.array([be.iamax(row) for row in x2], dtype=np.int64).reshape(shape)
+    return res[()] if res.ndim == 0 else res  # a NumPy int64 for one slice, as np.argmax
 
 
 def axpy(alpha, x, y):

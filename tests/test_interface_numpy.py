@@ -208,6 +208,27 @@ def test_axis_edge_cases():
         rb.dot(x, x.T, axis=0)
 
 
+def test_iamax_along_an_axis_is_the_1d_call_on_each_slice():
+    x = _data((4, 5, 6))
+    x[1, 2, 3] = np.nan
+    x[2, :, 1:3] = 30.0  # ties: the first index
+    for axis in (0, 1, 2, -1):
+        got = rb.iamax(x, axis=axis)
+        moved = np.moveaxis(x, axis, -1)
+        expected = np.array([rb.iamax(np.ascontiguousarray(moved[idx]))
+                             for idx in np.ndindex(*moved.shape[:-1])]).reshape(moved.shape[:-1])
+        assert got.dtype == np.int64 and np.array_equal(got, expected)
+        assert np.array_equal(rb.iamax(x, axis=axis, keepdims=True),
+                              np.expand_dims(expected, axis))
+    assert np.array_equal(rb.iamax(x[2], axis=1), np.ones(5, np.int64))
+    assert np.array_equal(rb.iamax(x[1], axis=0)[3], 2)  # the NaN
+    assert rb.iamax(x[0, 0], axis=0) == rb.iamax(x[0, 0]) and rb.iamax([1.0, -3.0]) == 1
+    with pytest.raises(ValueError, match="axis 1 of x .* is empty"):
+        rb.iamax(np.zeros((2, 0)), axis=1)
+    with pytest.raises(TypeError, match="axis must be an int"):
+        rb.iamax(x, axis=(0, 1))
+
+
 # ---- the emulated CUDA backend: the same keywords, the same bits ----
 
 @pytest.fixture
@@ -217,6 +238,7 @@ def gpu(monkeypatch):
 
 def test_device_arrays_take_axis_and_out(gpu):
     x = _data((3, 40), np.float32)
+    assert np.array_equal(rb.iamax(emu_array(x), axis=1), rb.iamax(x, axis=1))
     for order in ORDERS:
         same_bits(rb.sum(emu_array(x), axis=1, order=order), rb.sum(x, axis=1, order=order))
         same_bits(rb.nrm2(emu_array(x), axis=0, order=order, keepdims=True),

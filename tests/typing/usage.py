@@ -59,6 +59,7 @@ def reproblas_usage() -> None:
     norms = reproblas.nrm2(a32, axis=(0, 1))
     dots = reproblas.dot(a32, a32, axis=-1, out=np.empty(8, np.float32))
     listed = reproblas.asum([1.0, -2.0])
+    where = reproblas.iamax(a32, axis=0)
     into: NDArray[np.float32] = reproblas.gemm(1.0, a32, a32, out=np.empty((8, 8), np.float32))
     into = reproblas.gemv(1.0, a32, v32, out=np.empty(8, np.float32))
     into = reproblas.trsv(np.tril(a32), v32, lower=True, out=np.empty(8, np.float32))
@@ -66,6 +67,7 @@ def reproblas_usage() -> None:
     one: NDArray[np.float32] = reproblas.conv2d(img[0], w, padding=1,
                                                  out=np.empty((4, 6, 6), np.float32))
     assert rows.shape == (8, 1) and norms.ndim == 0 and dots.shape == (8,) and listed == 3.0
+    assert where.shape == (8,)
     assert into.shape == (8, 8) and one.shape == (4, 6, 6)
     orders: dict[str, int] = reproblas.ORDERS
     paths: list[str] = reproblas.isa_names()
