@@ -109,7 +109,7 @@ def sequence(x, name, routine):
     if a.dtype not in FLOAT_TYPES:
         raise TypeError(f"reproblas.{routine}: {name} is a {type(x).__name__} that NumPy "
                         f"converts to {a.dtype}; reproblas computes in float32 or float64 "
-                        f"only: write its numbers as floats, or pass "
+                        f"only: write its numbers as floats, or pass a NumPy array: "
                         f"np.asarray({name}, dtype=np.float64)")
     return a
 
