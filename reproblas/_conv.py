@@ -5,7 +5,7 @@ _validate.py) and runs on the backend of its arrays' device (_backend.py); on th
 CPU, the C core (src/c/reproblas/conv_driver.c, shared with the C ABI) plans each
 routine into gather gemms and runs it.
 """
-from . import _backend
+from . import _backend, _cpu
 from . import _validate as V
 
 
@@ -36,6 +36,14 @@ def _prepare(routine, order, names, arrays, out):
     if unbatched:
         checked = [a[None] if name in _LAYOUTS else a for name, a in zip(names, checked)]
     return be, code, checked, unbatched, V.out_operand(be, out, routine)
+
+
+def _direct(be, out, unbatched, *inputs):
+    """out (batched) for the CPU core to write as it is, or None (then a new array)."""
+    if out is None or be is not _backend.CPU:
+        return None
+    view = out[None] if unbatched else out
+    return view if _cpu.direct_out(view, *inputs, contiguous=True) else None
 
 
 def _finish(be, routine, result, unbatched, out, caller_out):
@@ -106,6 +114,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
         "conv2d", order, ("input", "weight", "bias"), (input, weight, bias), out)
     groups, g, shape = V.conv2d_setup(x, w, b, stride, padding, dilation, groups)
     _check_out(be, "conv2d", out, shape, x.dtype, unbatched)
+    direct = _direct(be, out, unbatched, x, w, b)
+    if direct is not None:
+        be.conv2d(code, x, w, b, groups, g, shape, out=direct)
+        return caller_out
     y = be.conv2d(code, x, w, b, groups, g, shape)
     return _finish(be, "conv2d", y, unbatched, out, caller_out)
 
@@ -145,6 +157,10 @@ def conv2d_grad_input(grad_output, weight, input_shape, stride=1, padding=0, dil
     input_shape = _shape_arg(input_shape, "input_shape", routine, unbatched)
     groups, g, shape = V.grad_input_setup(gy, w, input_shape, stride, padding, dilation, groups)
     _check_out(be, routine, out, shape, gy.dtype, unbatched)
+    direct = _direct(be, out, unbatched, gy, w)
+    if direct is not None:
+        be.conv2d_grad_input(code, gy, w, groups, g, shape, out=direct)
+        return caller_out
     gx = be.conv2d_grad_input(code, gy, w, groups, g, shape)
     return _finish(be, routine, gx, unbatched, out, caller_out)
 
@@ -184,6 +200,10 @@ def conv2d_grad_weight(input, grad_output, weight_shape, stride=1, padding=0, di
                                            groups)
     if out is not None:
         V.output(out, shape, x.dtype, routine, be.xp)
+    direct = _direct(be, out, False, x, gy)
+    if direct is not None:
+        be.conv2d_grad_weight(code, x, gy, groups, g, shape, out=direct)
+        return caller_out
     gw = be.conv2d_grad_weight(code, x, gy, groups, g, shape)
     return _finish(be, routine, gw, False, out, caller_out)
 
@@ -214,5 +234,9 @@ def conv2d_grad_bias(grad_output, *, order="sequential", out=None):
                                        (grad_output,), out)
     if out is not None:
         V.output(out, (gy.shape[1],), gy.dtype, "conv2d_grad_bias", be.xp)
+    direct = _direct(be, out, False, gy)
+    if direct is not None:
+        be.conv2d_grad_bias(code, gy, out=direct)
+        return caller_out
     gb = be.conv2d_grad_bias(code, gy)
     return _finish(be, "conv2d_grad_bias", gb, False, out, caller_out)
