@@ -23,7 +23,8 @@ values, ints included.
 exactly the result's shape and dtype (any strides; read-only or another
 dtype is an error), into which the result is written and which is returned.
 It may share memory with the inputs: the result is that of their old values.
-Not together with ``overwrite_*`` (the same destination, said twice).
+Not together with ``overwrite_*`` (the same destination, said twice); axpy
+and scal update their vector in place and take none.
 
 ``axis=``, ``keepdims=`` (sum, asum, dot, nrm2; iamax: one int axis, as
 numpy.argmax): each result element is the
