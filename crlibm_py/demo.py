@@ -58,7 +58,11 @@ def digest(y):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m crlibm_py.demo",
+        description="Reproducibility demo: on random float32 inputs, how often NumPy's "
+                    "float32 functions and crlibm_py differ from the correctly rounded result "
+                    "(MPFR), and crlibm_py's output digest on every CPU path.")
     parser.add_argument("--n", type=int, default=20000, help="inputs per function")
     args = parser.parse_args(argv)
     if args.n < 1:

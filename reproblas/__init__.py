@@ -7,6 +7,34 @@ code path and CPU. See docs/reproblas.md.
 
 Environment (read at every call): ``REPROBLAS_NUM_THREADS`` (default: all
 CPUs of this process), ``REPROBLAS_ISA`` (``scalar``, ``avx2``, ``avx512``).
+
+NumPy's conventions
+-------------------
+Sequences: a Python list or tuple is taken as ``np.asarray(x)`` makes it, and
+then judged as an array of that dtype: lists of Python floats are float64 and
+accepted; lists of ints are int64 and refused (TypeError naming
+``np.asarray(x, dtype=np.float64)``); a list meeting float32 arrays is a
+dtype mix, refused with ``np.asarray(x, dtype=np.float32)`` named.
+crlibm_py follows the same rule (``np.asarray``, never a silent rounding) for
+its fixed float32: there a list is accepted when its values are float32
+values, ints included.
+
+``out=``: every routine that returns a new array takes ``out``, an array of
+exactly the result's shape and dtype (any strides; read-only or another
+dtype is an error), into which the result is written and which is returned.
+It may share memory with the inputs: the result is that of their old values.
+Not together with ``overwrite_*`` (the same destination, said twice); axpy
+and scal update their vector in place and take none.
+
+``axis=``, ``keepdims=`` (sum, asum, dot, nrm2; iamax: one int axis, as
+numpy.argmax): each result element is the
+reduction of the elements along the axes, in C index order, with the bits of
+the 1-D call on them. Without ``axis`` x must be 1-D, as before;
+``axis=tuple(range(x.ndim))`` reduces all of x in C order. One core call per
+result element: many short rows cost a call each.
+
+conv2d and its gradients take one unbatched ``(C, H, W)`` image as PyTorch
+does, giving an unbatched result; reproblas.torch.conv2d uses the same rule.
 """
 from repro_runtime.util import package_path
 

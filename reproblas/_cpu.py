@@ -99,6 +99,19 @@ def _output(c, overwrite, needs_old):
     return out
 
 
+def direct_out(out, *inputs, contiguous=False):
+    """Whether the core may write a caller's out= array as it is: aligned whole-element
+    strides (C-contiguous if `contiguous`), no two elements sharing memory, and no memory
+    shared with an input (else the result goes through a new array, then into out)."""
+    if contiguous and not out.flags.c_contiguous:
+        return False
+    if not out.flags.aligned or any(s % out.itemsize for s in out.strides):
+        return False
+    if out.ndim and _self_overlapping(out):
+        return False
+    return not any(x is not None and np.may_share_memory(x, out) for x in inputs)
+
+
 def _unshared(out, *inputs):
     """The inputs, each copied if it may share memory with out: every result
     must use the old values (contract §3), but out is written block by block."""
@@ -161,7 +174,12 @@ class CpuBackend:
 
     @staticmethod
     def as_array(x, name, routine):
-        return x  # NumPy arrays as they are; anything else fails the checks
+        # NumPy arrays as they are; lists and tuples as np.asarray makes them when that
+        # is a float dtype (reproblas/__init__.py "Sequences"); anything else fails the checks
+        if isinstance(x, (list, tuple)):
+            from ._validate import sequence
+            return sequence(x, name, routine)
+        return x
 
     # ---- level 1 ----
 
@@ -169,6 +187,18 @@ class CpuBackend:
     def reduce(routine, order, x, y):
         return _core.reduce(routine, order, contiguous(x), None if y is None else contiguous(y),
                             isa(), threads())
+
+    @staticmethod
+    def reduce_rows(routine, order, x2, y2, out):
+        """out[i] = the reduction of row i of the 2-D x2 (and y2): one core call per row,
+        each the 1-D call's (the core has no batched reduction)."""
+        isa_, threads_ = isa(), threads()
+        x2 = contiguous(x2)
+        y2 = None if y2 is None else contiguous(y2)
+        for i in range(x2.shape[0]):
+            out[i] = _core.reduce(routine, order, x2[i], None if y2 is None else y2[i],
+                                  isa_, threads_)
+        return out
 
     @staticmethod
     def iamax(x):
@@ -230,10 +260,12 @@ class CpuBackend:
         return _finish(out, a, overwrite)
 
     @staticmethod
-    def matmul(order, a2, b2, batch, mkn):
-        """The (batch, m, n) products of the broadcast batch entries."""
+    def matmul(order, a2, b2, batch, mkn, out=None):
+        """The (batch, m, n) products of the broadcast batch entries (into out, a
+        direct_out array of that shape, when given)."""
         m, k, n = mkn
-        out = np.empty(batch + (m, n), dtype=a2.dtype)
+        if out is None:
+            out = np.empty(batch + (m, n), dtype=a2.dtype)
         ab, a_st = elements_nd(np.broadcast_to(a2, batch + (m, k)))
         bb, b_st = elements_nd(np.broadcast_to(b2, batch + (k, n)))
         _core.matmul(order, ab, a_st, bb, b_st, out, elements_nd(out)[1], k, isa(), threads())
@@ -259,32 +291,32 @@ class CpuBackend:
     # ---- convolutions ----
 
     @staticmethod
-    def conv2d(order, x, w, b, groups, g, shape):
-        y = np.empty(shape, dtype=x.dtype)
+    def conv2d(order, x, w, b, groups, g, shape, out=None):
+        y = np.empty(shape, dtype=x.dtype) if out is None else out
         if y.size == 0:
             return y
         return _conv("conv2d", order, _core_shape(x.shape, w.shape, g, groups), x, w, b, y)
 
     @staticmethod
-    def conv2d_grad_input(order, gy, w, groups, g, shape):
-        gx = np.empty(shape, dtype=gy.dtype)
+    def conv2d_grad_input(order, gy, w, groups, g, shape, out=None):
+        gx = np.empty(shape, dtype=gy.dtype) if out is None else out
         if gx.size == 0:
             return gx
         return _conv("conv2d_grad_input", order, _core_shape(shape, w.shape, g, groups), gy,
                      w, None, gx)
 
     @staticmethod
-    def conv2d_grad_weight(order, x, gy, groups, g, shape):
-        gw = np.empty(shape, dtype=x.dtype)
+    def conv2d_grad_weight(order, x, gy, groups, g, shape, out=None):
+        gw = np.empty(shape, dtype=x.dtype) if out is None else out
         if gw.size == 0:
             return gw
         return _conv("conv2d_grad_weight", order, _core_shape(x.shape, shape, g, groups), x,
                      gy, None, gw)
 
     @staticmethod
-    def conv2d_grad_bias(order, gy):
+    def conv2d_grad_bias(order, gy, out=None):
         n, k, p, q = gy.shape
-        gb = np.empty(k, dtype=gy.dtype)
+        gb = np.empty(k, dtype=gy.dtype) if out is None else out
         if k == 0 or p == 0 or q == 0:  # no positions: every sum is empty, +0
             gb[...] = 0
             return gb

@@ -301,6 +301,17 @@ class CudaBackend:
         with on_device(x):
             return reduce(self.dev, routine, xp.ascontiguousarray(x), y, _ORDER_NAMES[order])
 
+    def reduce_rows(self, routine, order, x2, y2, out):
+        """out[i] = the reduction of row i of the 2-D x2 (and y2), each the 1-D call's."""
+        xp = self.xp
+        x2 = xp.ascontiguousarray(x2)
+        y2 = None if y2 is None else xp.ascontiguousarray(y2)
+        with on_device(x2):
+            for i in range(x2.shape[0]):
+                out[i] = reduce(self.dev, routine, x2[i], None if y2 is None else y2[i],
+                                _ORDER_NAMES[order])
+        return out
+
     def iamax(self, x):
         with on_device(x):
             return iamax(self.dev, self.xp.ascontiguousarray(x))

@@ -5,11 +5,17 @@ its arrays' device (_backend.py). Plain NumPy operands of the reductions take a
 fast path straight into the C core, whose own test (_core.plain) accepts only
 what the checks would.
 """
+import math
+
+import numpy as np
+
 from . import _backend, _core, _cpu
 from . import _validate as V
 
 
-def _reduction(routine, x, y, order):
+def _reduction(routine, x, y, order, axis=None, keepdims=False, out=None):
+    if axis is not None or keepdims is not False or out is not None:
+        return _along(routine, x, y, order, axis, keepdims, out)
     if (_core.plain(x, 1) if y is None else
             _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0]):
         # fast path: operands that pass every check below, used as they are
@@ -22,28 +28,81 @@ def _reduction(routine, x, y, order):
     return be.reduce(routine, code, x, y)
 
 
-def sum(x, order="sequential"):
+def _rows(be, routine, x, y, axis, keepdims):
+    """(x2, y2, shape): the elements reduced into each output element as the rows of
+    x2 (y2), the reduced axes last in C order, and the result's shape."""
+    xp = be.xp
+    ax = V.axes(axis, x.ndim, routine)
+    keep = tuple(d for d in range(x.ndim) if d not in ax)
+    kept = tuple(x.shape[d] for d in keep)
+    if keepdims:
+        shape = tuple(1 if d in ax else x.shape[d] for d in range(x.ndim))
+    else:
+        shape = kept
+    rows, n = math.prod(kept), math.prod(x.shape[d] for d in ax)
+    perm = keep + ax
+
+    def flat(v):
+        return None if v is None else xp.reshape(xp.transpose(v, perm), (rows, n))
+    return flat(x), flat(y), shape
+
+
+def _along(routine, x, y, order, axis, keepdims, out):
+    """The reduction of the elements along `axis` (docs: "axis, keepdims, out")."""
+    keepdims = V.flag(keepdims, "keepdims", routine)
+    caller_out = out
+    be = _backend.select(x, y, out)
+    code = V.order(order, routine)
+    x, y = V.operands(be, routine, ("x", "y"), (x, y), (None, None), optional=("y",))
+    out = V.out_operand(be, out, routine)
+    if axis is None and x.ndim != 1:  # as the 1-D call: N-D x needs an explicit axis
+        V.vector(x, "x", routine)
+    if y is not None and x.shape != y.shape:
+        raise ValueError(f"reproblas.{routine}: x has shape {x.shape} but y has {y.shape}")
+    x2, y2, shape = _rows(be, routine, x, y, axis, keepdims)
+    if out is not None:
+        V.output(out, shape, x.dtype, routine, be.xp)
+    res = be.reduce_rows(routine, code, x2, y2, be.xp.empty(x2.shape[0], x.dtype))
+    res = res.reshape(shape)
+    if out is not None:
+        out[...] = res
+        return caller_out
+    return res[()] if be.scalars and res.ndim == 0 else res
+
+
+def sum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     """Sum of the elements of x, added in a fixed order.
 
     Parameters
     ----------
     x : numpy.ndarray
-        1-D array of float32 or float64 (any stride).
+        Array of float32 or float64 (any strides), or a list/tuple of floats.
     order : {'sequential', 'pairwise'}, optional
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
+    axis : None, int or tuple of ints, optional
+        Reduce along these axes (negative: from the end), as NumPy's reductions:
+        each result element is the reduction of the elements along them, in C index
+        order, with the bits of the 1-D call on those elements. None (default): x
+        must be 1-D; ``axis=tuple(range(x.ndim))`` reduces all of an N-D x in C order.
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any strides) to write it into;
+        it is returned.
 
     Returns
     -------
-    numpy.float32 or numpy.float64
-        The sum, of x's dtype. An empty x gives +0; one element gives that element.
+    numpy.float32 or numpy.float64, or numpy.ndarray
+        The sum, of x's dtype (an array with `axis`/`keepdims`; `out` if given). An
+        empty x gives +0; one element gives that element.
 
     Raises
     ------
     TypeError
         x is not a float32/float64 NumPy array.
     ValueError
-        x is not 1-D, or `order` is unknown.
+        `order` or `axis` is invalid, or `out` has another shape.
 
     Examples
     --------
@@ -51,10 +110,10 @@ def sum(x, order="sequential"):
     >>> reproblas.sum(t), reproblas.sum(t, order="pairwise")
     (np.float64(2.0), np.float64(1.0))
     """
-    return _reduction("sum", x, None, order)
+    return _reduction("sum", x, None, order, axis, keepdims, out)
 
 
-def asum(x, order="sequential"):
+def asum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     """Sum of the absolute values of x, added in a fixed order.
 
     The terms are ``abs(x_k)``; otherwise as :func:`reproblas.sum`.
@@ -62,20 +121,30 @@ def asum(x, order="sequential"):
     Parameters
     ----------
     x : numpy.ndarray
-        1-D array of float32 or float64.
+        Array of float32 or float64, or a list/tuple of floats.
     order : {'sequential', 'pairwise'}, optional
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
+    axis : None, int or tuple of ints, optional
+        Reduce along these axes (negative: from the end), as NumPy's reductions:
+        each result element is the reduction of the elements along them, in C index
+        order, with the bits of the 1-D call on those elements. None (default): x
+        must be 1-D; ``axis=tuple(range(x.ndim))`` reduces all of an N-D x in C order.
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any strides) to write it into;
+        it is returned.
 
     Returns
     -------
     numpy.float32 or numpy.float64
         The sum of ``abs(x_k)``, of x's dtype.
     """
-    return _reduction("asum", x, None, order)
+    return _reduction("asum", x, None, order, axis, keepdims, out)
 
 
-def dot(x, y, order="sequential"):
+def dot(x, y, order="sequential", *, axis=None, keepdims=False, out=None):
     """Dot product of x and y in a fixed order.
 
     The terms are the products ``x_k*y_k``. 'sequential' starts from the rounded
@@ -86,10 +155,21 @@ def dot(x, y, order="sequential"):
     Parameters
     ----------
     x, y : numpy.ndarray
-        1-D arrays of the same length and the same dtype (float32 or float64).
+        Arrays of the same shape and dtype (float32 or float64); the terms pair
+        x and y elementwise.
     order : {'sequential', 'pairwise'}, optional
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
+    axis : None, int or tuple of ints, optional
+        Reduce along these axes (negative: from the end), as NumPy's reductions:
+        each result element is the reduction of the elements along them, in C index
+        order, with the bits of the 1-D call on those elements. None (default): x
+        must be 1-D; ``axis=tuple(range(x.ndim))`` reduces all of an N-D x in C order.
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any strides) to write it into;
+        it is returned.
 
     Returns
     -------
@@ -101,14 +181,14 @@ def dot(x, y, order="sequential"):
     TypeError
         Not float32/float64 NumPy arrays, or mixed dtypes.
     ValueError
-        Not 1-D, lengths differ, or `order` is unknown.
+        Shapes differ, `order` or `axis` is invalid.
     """
     if y is None:  # to _reduction, None means "no second vector": reject it here
         V.vector(y, "y", "dot")
-    return _reduction("dot", x, y, order)
+    return _reduction("dot", x, y, order, axis, keepdims, out)
 
 
-def nrm2(x, order="sequential"):
+def nrm2(x, order="sequential", *, axis=None, keepdims=False, out=None):
     """Euclidean norm of x, scaled by a power of two so that it does not overflow.
 
     With ``e`` the exponent of ``max abs(x_k)`` (clamped to the normal range), the
@@ -119,43 +199,73 @@ def nrm2(x, order="sequential"):
     Parameters
     ----------
     x : numpy.ndarray
-        1-D array of float32 or float64.
+        Array of float32 or float64, or a list/tuple of floats.
     order : {'sequential', 'pairwise'}, optional
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
+    axis : None, int or tuple of ints, optional
+        Reduce along these axes (negative: from the end), as NumPy's reductions:
+        each result element is the reduction of the elements along them, in C index
+        order, with the bits of the 1-D call on those elements. None (default): x
+        must be 1-D; ``axis=tuple(range(x.ndim))`` reduces all of an N-D x in C order.
+    keepdims : bool, optional
+        Keep the reduced axes with size 1.
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any strides) to write it into;
+        it is returned.
 
     Returns
     -------
     numpy.float32 or numpy.float64
         The norm, of x's dtype.
     """
-    return _reduction("nrm2", x, None, order)
+    return _reduction("nrm2", x, None, order, axis, keepdims, out)
 
 
-def iamax(x):
+def iamax(x, *, axis=None, keepdims=False):
     """Index of the element of largest absolute value.
 
     Parameters
     ----------
     x : numpy.ndarray
-        1-D array of float32 or float64, not empty.
+        Array of float32 or float64 (or a list/tuple of floats); 1-D unless `axis`
+        is given.
+    axis : int, optional
+        As :func:`numpy.argmax`: the index along this axis (negative: from the end)
+        for each position of the other axes, each the 1-D call's on that slice.
+    keepdims : bool, optional
+        Keep the reduced axis with size 1.
 
     Returns
     -------
-    int
+    int or numpy.ndarray
         0-based index of the first NaN if x has one, else the smallest index k
-        with ``abs(x[k])`` maximal.
+        with ``abs(x[k])`` maximal; with `axis`, a NumPy int64 array of them (in host
+        memory also for GPU arrays).
 
     Raises
     ------
     ValueError
-        x is empty (like :func:`numpy.argmax`) or not 1-D.
+        x (or the axis) is empty (like :func:`numpy.argmax`), or x is not 1-D
+        without `axis`.
     """
     be = _backend.select(x)
-    (x,) = V.operands(be, "iamax", ("x",), (x,), (1,), check=V.vector)
-    if x.shape[0] == 0:
-        raise ValueError("reproblas.iamax: x is empty, it has no largest element")
-    return be.iamax(x)
+    if axis is None and keepdims is False:
+        (x,) = V.operands(be, "iamax", ("x",), (x,), (1,), check=V.vector)
+        if x.shape[0] == 0:
+            raise ValueError("reproblas.iamax: x is empty, it has no largest element")
+        return be.iamax(x)
+    keepdims = V.flag(keepdims, "keepdims", "iamax")
+    (x,) = V.operands(be, "iamax", ("x",), (x,), (None,))
+    if axis is None or isinstance(axis, tuple):
+        raise TypeError(f"reproblas.iamax: axis must be an int (one axis, as numpy.argmax), "
+                        f"got {axis!r}")
+    x2, _, shape = _rows(be, "iamax", x, None, axis, keepdims)
+    if x2.shape[1] == 0:
+        raise ValueError(f"reproblas.iamax: axis {axis} of x (shape {x.shape}) is empty, it "
+                         f"has no largest element")
+    res = np.array([be.iamax(row) for row in x2], dtype=np.int64).reshape(shape)
+    return res[()] if res.ndim == 0 else res  # a NumPy int64 for one slice, as np.argmax
 
 
 def axpy(alpha, x, y):

@@ -11,12 +11,12 @@ is updated in place (any layout) and returned.
 """
 import numpy as np
 
-from . import _backend, _core
+from . import _backend, _core, _cpu
 from . import _validate as V
 
 
 def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_c=False,
-         order="sequential"):
+         order="sequential", *, out=None):
     """General matrix product ``alpha * op(a) @ op(b) + beta * c`` in a fixed order.
 
     ``S_ij`` is the sum of the terms ``op(a)[i, k] * op(b)[k, j]`` over k ascending,
@@ -42,6 +42,11 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
 
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any layout) to write it into,
+        NumPy's ``out=`` (not with overwrite_*); it may share memory with the inputs
+        (the result is that of their old values). It is returned.
+
     Returns
     -------
     numpy.ndarray
@@ -54,14 +59,16 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     ValueError
         Shapes do not match, beta != 0 without c, or c is read-only with overwrite_c.
     """
-    if c is None and overwrite_c is False and type(b) is np.ndarray and b.ndim == 2:
+    if (c is None and overwrite_c is False and out is None and type(b) is np.ndarray
+            and b.ndim == 2):
         out = _core.product_plain(order, alpha, a, trans_a, b, trans_b, beta)  # the small call
         if out is not None:
             return out
     trans_a, trans_b = V.flag(trans_a, "trans_a", "gemm"), V.flag(trans_b, "trans_b", "gemm")
     overwrite_c = V.flag(overwrite_c, "overwrite_c", "gemm")
-    caller_c = c
-    be = _backend.select(a, b, c)
+    caller_c, caller_out = c, out
+    be = _backend.select(a, b, c, out)
+    out = _exclusive_out(be, out, overwrite_c, "overwrite_c", "gemm")
     code = V.order(order, "gemm")
     a, b, c = V.operands(be, "gemm", ("a", "b", "c"), (a, b, c), (2, 2, 2), optional=("c",))
     al = V.scalar(alpha, a.dtype, "gemm")
@@ -80,11 +87,19 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
             raise ValueError(f"reproblas.gemm: c has shape {c.shape}, expected {(m, n)}")
         if overwrite_c:
             V.writeable(c, "c", "gemm", True)
-    out = be.gemm(code, al, a, trans_a, b, trans_b, bt, c, (m, n), overwrite_c, reads_c)
-    return caller_c if c is not None and overwrite_c else out
+    if out is not None:
+        V.output(out, (m, n), a.dtype, "gemm", be.xp)
+        if c is None and be is _backend.CPU:  # straight into out (overlaps as overwrite_c)
+            be.gemm(code, al, a, trans_a, b, trans_b, bt, out, (m, n), True, False)
+            return caller_out
+    res = be.gemm(code, al, a, trans_a, b, trans_b, bt, c, (m, n), overwrite_c, reads_c)
+    if c is not None and overwrite_c:
+        return caller_c
+    return V.deliver(out, caller_out, res, "gemm", be.xp)
 
 
-def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="sequential"):
+def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="sequential", *,
+         out=None):
     """Matrix-vector product ``alpha * op(a) @ x + beta * y`` in a fixed order.
 
     ``S_i`` is the sum of the terms ``op(a)[i, j] * x[j]`` over j ascending; scaling as
@@ -110,18 +125,25 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
 
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any layout) to write it into,
+        NumPy's ``out=`` (not with overwrite_*); it may share memory with the inputs
+        (the result is that of their old values). It is returned.
+
     Returns
     -------
     numpy.ndarray
         The 1-D result: a new array, or y when overwrite_y is true.
     """
-    if y is None and overwrite_y is False and type(x) is np.ndarray and x.ndim == 1:
+    if (y is None and overwrite_y is False and out is None and type(x) is np.ndarray
+            and x.ndim == 1):
         out = _core.product_plain(order, alpha, a, trans, x, False, beta)  # the small call
         if out is not None:
             return out
     trans, overwrite_y = V.flag(trans, "trans", "gemv"), V.flag(overwrite_y, "overwrite_y", "gemv")
-    caller_y = y
-    be = _backend.select(a, x, y)
+    caller_y, caller_out = y, out
+    be = _backend.select(a, x, y, out)
+    out = _exclusive_out(be, out, overwrite_y, "overwrite_y", "gemv")
     code = V.order(order, "gemv")
     a, x, y = V.operands(be, "gemv", ("a", "x", "y"), (a, x, y), (2, 1, 1), optional=("y",))
     al = V.scalar(alpha, a.dtype, "gemv")
@@ -139,11 +161,18 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
             raise ValueError(f"reproblas.gemv: y has shape {y.shape}, expected {(m,)}")
         if overwrite_y:
             V.writeable(y, "y", "gemv", True)
-    out = be.gemv(code, al, a, trans, x, bt, y, m, overwrite_y, reads_y)
-    return caller_y if y is not None and overwrite_y else out
+    if out is not None:
+        V.output(out, (m,), a.dtype, "gemv", be.xp)
+        if y is None and be is _backend.CPU:  # straight into out (overlaps as overwrite_y)
+            be.gemv(code, al, a, trans, x, bt, out, m, True, False)
+            return caller_out
+    res = be.gemv(code, al, a, trans, x, bt, y, m, overwrite_y, reads_y)
+    if y is not None and overwrite_y:
+        return caller_y
+    return V.deliver(out, caller_out, res, "gemv", be.xp)
 
 
-def ger(alpha, x, y, a=None, overwrite_a=False):
+def ger(alpha, x, y, a=None, overwrite_a=False, *, out=None):
     """Rank-1 update ``a + alpha * outer(x, y)``, each element with one fma.
 
     ``a[i, j] = fma(x[i], alpha*y[j], a[i, j])``, with ``alpha*y[j]`` rounded once.
@@ -160,14 +189,20 @@ def ger(alpha, x, y, a=None, overwrite_a=False):
     overwrite_a : bool, optional
         Update a in place and return it, instead of a new array.
 
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any layout) to write it into,
+        NumPy's ``out=`` (not with overwrite_*); it may share memory with the inputs
+        (the result is that of their old values). It is returned.
+
     Returns
     -------
     numpy.ndarray
         The updated matrix: a new array, or a when overwrite_a is true.
     """
     overwrite_a = V.flag(overwrite_a, "overwrite_a", "ger")
-    caller_a = a
-    be = _backend.select(x, y, a)
+    caller_a, caller_out = a, out
+    be = _backend.select(x, y, a, out)
+    out = _exclusive_out(be, out, overwrite_a, "overwrite_a", "ger")
     x, y, a = V.operands(be, "ger", ("x", "y", "a"), (x, y, a), (1, 1, 2), optional=("a",))
     al = V.scalar(alpha, x.dtype, "ger")
     shape = (x.shape[0], y.shape[0])
@@ -177,11 +212,15 @@ def ger(alpha, x, y, a=None, overwrite_a=False):
                              f"= {shape}")
         if overwrite_a:
             V.writeable(a, "a", "ger", True)
-    out = be.ger(al, x, y, a, shape, overwrite_a)
-    return caller_a if a is not None and overwrite_a else out
+    if out is not None:
+        V.output(out, shape, x.dtype, "ger", be.xp)
+    res = be.ger(al, x, y, a, shape, overwrite_a)
+    if a is not None and overwrite_a:
+        return caller_a
+    return V.deliver(out, caller_out, res, "ger", be.xp)
 
 
-def matmul(a, b, order="sequential"):
+def matmul(a, b, order="sequential", *, out=None):
     """Matrix product with NumPy's :func:`numpy.matmul` shapes, in a fixed order.
 
     Shapes follow NumPy: 1-D operands are promoted (and the added dimension
@@ -197,6 +236,11 @@ def matmul(a, b, order="sequential"):
         Summation order (contract §2): 'sequential' (default) adds left to right,
         'pairwise' uses the fixed binary tree.
 
+    out : numpy.ndarray, optional
+        Array of the result's exact shape and dtype (any layout) to write it into,
+        NumPy's ``out=``; it may share memory with the inputs (the result is that of
+        their old values). It is returned.
+
     Returns
     -------
     numpy.ndarray or numpy scalar
@@ -208,12 +252,35 @@ def matmul(a, b, order="sequential"):
         0-d operands, contracted dimensions that differ, or batch shapes that do not
         broadcast.
     """
-    out = _core.product_plain(order, 1.0, a, False, b, False, 0.0)  # alpha 1: exactly S
-    if out is not None:
-        return out
-    be = _backend.select(a, b)
+    if out is None:
+        res = _core.product_plain(order, 1.0, a, False, b, False, 0.0)  # alpha 1: exactly S
+        if res is not None:
+            return res
+    caller_out = out
+    be = _backend.select(a, b, out)
     code = V.order(order, "matmul")
     a, b = V.operands(be, "matmul", ("a", "b"), (a, b), (None, None))
+    out = V.out_operand(be, out, "matmul")
     a2, b2, batch, mkn = V.matmul_shapes(a, b)
-    out = V.matmul_unpromote(be.matmul(code, a2, b2, batch, mkn), a, b)
-    return out[()] if be.scalars and out.ndim == 0 else out
+    if out is not None:
+        full = np.broadcast_to(np.bool_(0), batch + (mkn[0], mkn[2]))  # shape only, no memory
+        shape = V.matmul_unpromote(full, a, b).shape
+        V.output(out, shape, a.dtype, "matmul", be.xp)
+        # the promoted view of out: the core writes it directly when it can
+        view = out[..., None, :] if a.ndim == 1 else out
+        view = view[..., None] if b.ndim == 1 else view
+        if be is _backend.CPU and _cpu.direct_out(view, a2, b2):
+            be.matmul(code, a2, b2, batch, mkn, out=view)
+            return caller_out
+    res = V.matmul_unpromote(be.matmul(code, a2, b2, batch, mkn), a, b)
+    if out is not None:
+        return V.deliver(out, caller_out, res, "matmul", be.xp)
+    return res[()] if be.scalars and res.ndim == 0 else res
+
+
+def _exclusive_out(be, out, overwrite, name, routine):
+    """out as the backend's array; a ValueError with overwrite_* (two destinations)."""
+    if out is not None and overwrite:
+        raise ValueError(f"reproblas.{routine}: {name}=True and out= both name the "
+                         f"destination; pass one of them")
+    return V.out_operand(be, out, routine)

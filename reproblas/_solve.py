@@ -18,8 +18,19 @@ def _flags(routine, lower, trans, unit_diagonal, overwrite_b):
             for v, name in zip((lower, trans, unit_diagonal, overwrite_b), names)]
 
 
+def _out(be, out, overwrite_b, b, routine):
+    """out checked (b's shape and dtype), not together with overwrite_b."""
+    if out is None:
+        return None
+    if overwrite_b:
+        raise ValueError(f"reproblas.{routine}: overwrite_b=True and out= both name the "
+                         f"destination; pass one of them")
+    out = V.out_operand(be, out, routine)
+    return V.output(out, b.shape, b.dtype, routine, be.xp)
+
+
 def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequential",
-         overwrite_b=False):
+         overwrite_b=False, out=None):
     """Solve the triangular system ``op(a) @ x = b`` in a fixed order.
 
     Row by row (top-down when ``op(a)`` is lower triangular, bottom-up when upper),
@@ -46,6 +57,10 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     overwrite_b : bool, optional
         Write x into b and return b, instead of a new array.
 
+    out : numpy.ndarray, optional
+        Array of b's shape and dtype (any layout) to write x into, NumPy's ``out=``
+        (not with overwrite_b); it may be b or share memory with a. It is returned.
+
     Returns
     -------
     numpy.ndarray
@@ -53,19 +68,20 @@ def trsv(a, b, lower=False, trans=False, unit_diagonal=False, *, order="sequenti
     """
     lower, trans, unit_diagonal, overwrite_b = _flags("trsv", lower, trans, unit_diagonal,
                                                       overwrite_b)
-    caller_b = b
-    be = _backend.select(a, b)
+    caller_b, caller_out = b, out
+    be = _backend.select(a, b, out)
     a, b = V.operands(be, "trsv", ("a", "b"), (a, b), (2, 1))
     V.square(a, "trsv", b.shape[0], f"b has {b.shape[0]} elements")
     if overwrite_b:
         V.writeable(b, "b", "trsv", True)
     code = V.order(order, "trsv")
+    out = _out(be, out, overwrite_b, b, "trsv")
     x = be.trsm(code, 0, lower, trans, unit_diagonal, None, a, b, overwrite_b)
-    return caller_b if overwrite_b else x
+    return caller_b if overwrite_b else V.deliver(out, caller_out, x, "trsv", be.xp)
 
 
 def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=False, *,
-         order="sequential", overwrite_b=False):
+         order="sequential", overwrite_b=False, out=None):
     """Solve ``op(a) @ x = alpha*b`` (side 'left') or ``x @ op(a) = alpha*b`` ('right').
 
     ``alpha*b`` is rounded first. Left: each column of x is :func:`trsv` of
@@ -90,6 +106,10 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     overwrite_b : bool, optional
         Write x into b and return b, instead of a new array.
 
+    out : numpy.ndarray, optional
+        Array of b's shape and dtype (any layout) to write x into, NumPy's ``out=``
+        (not with overwrite_b); it may be b or share memory with a. It is returned.
+
     Returns
     -------
     numpy.ndarray
@@ -97,8 +117,8 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     """
     lower, trans_a, unit_diagonal, overwrite_b = _flags("trsm", lower, trans_a, unit_diagonal,
                                                         overwrite_b)
-    caller_b = b
-    be = _backend.select(a, b)
+    caller_b, caller_out = b, out
+    be = _backend.select(a, b, out)
     right = V.side(side)
     a, b = V.operands(be, "trsm", ("a", "b"), (a, b), (2, 2))
     al = V.scalar(alpha, a.dtype, "trsm")
@@ -107,5 +127,6 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     if overwrite_b:
         V.writeable(b, "b", "trsm", True)
     code = V.order(order, "trsm")
+    out = _out(be, out, overwrite_b, b, "trsm")
     x = be.trsm(code, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b)
-    return caller_b if overwrite_b else x
+    return caller_b if overwrite_b else V.deliver(out, caller_out, x, "trsm", be.xp)

@@ -92,8 +92,84 @@ def vector(x, name, routine, ndim=1, xp=np):
     matrix(x, name, routine, None, xp)
     if x.ndim != 1:
         raise ValueError(f"reproblas.{routine}: {name} must be 1-D, got shape {x.shape} "
-                         f"(use {name}.ravel() for a flattened view)")
+                         f"(use {name}.ravel() for a flattened view; the reductions also take "
+                         f"axis=)")
     return x
+
+
+def sequence(x, name, routine):
+    """A Python list or tuple as np.asarray makes it, when that is float32/float64
+    (a list of Python floats is float64); any other dtype (ints give int64) is the
+    TypeError an array of that dtype gets: reproblas never picks a dtype for the caller."""
+    try:
+        a = np.asarray(x)
+    except ValueError as e:  # ragged
+        raise ValueError(f"reproblas.{routine}: {name} is a sequence NumPy cannot make an "
+                         f"array of ({e})") from None
+    if a.dtype not in FLOAT_TYPES:
+        raise TypeError(f"reproblas.{routine}: {name} is a {type(x).__name__} that NumPy "
+                        f"converts to {a.dtype}; reproblas computes in float32 or float64 "
+                        f"only: write its numbers as floats, or pass a NumPy array: "
+                        f"np.asarray({name}, dtype=np.float64)")
+    return a
+
+
+def output(out, shape, dtype, routine, xp=np):
+    """out checked as the destination of a result of this shape and dtype (NumPy's
+    rules for out=: exactly that shape and dtype, writeable, any strides)."""
+    if not isinstance(out, xp.ndarray):
+        raise TypeError(f"reproblas.{routine}: out must be a {xp.__name__} array, got "
+                        f"{type(out).__name__}")
+    if out.dtype != dtype:
+        raise TypeError(f"reproblas.{routine}: out has dtype {out.dtype} but the result is "
+                        f"{dtype}; reproblas never casts silently: pass an out of dtype "
+                        f"{dtype}")
+    if tuple(out.shape) != tuple(shape):
+        raise ValueError(f"reproblas.{routine}: out has shape {tuple(out.shape)} but the "
+                         f"result has shape {tuple(shape)}")
+    if not getattr(out.flags, "writeable", True):
+        raise ValueError(f"reproblas.{routine}: out is read-only")
+    return out
+
+
+def out_operand(be, out, routine):
+    """out as the backend's array (not converted from a list: it must be written into)."""
+    if out is None:
+        return None
+    if isinstance(out, (list, tuple)):
+        raise TypeError(f"reproblas.{routine}: out must be an array to write into, got "
+                        f"{type(out).__name__}")
+    return be.as_array(out, "out", routine)
+
+
+def deliver(out, caller_out, result, routine, xp=np):
+    """result itself without out; else result written into out (checked), and the
+    caller's out returned. result is a fresh array, so an out that shares memory with
+    an input gets the result of the old values."""
+    if out is None:
+        return result
+    output(out, result.shape, result.dtype, routine, xp)
+    out[...] = result
+    return caller_out
+
+
+def axes(axis, ndim, routine):
+    """axis (None, an int or a tuple of ints, negative from the end) as a sorted tuple."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    result = []
+    for a in items:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"reproblas.{routine}: axis must be None, an int or a tuple of "
+                            f"ints, got {axis!r}")
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(f"reproblas.{routine}: axis {a} is out of bounds "
+                                          f"for an array of dimension {ndim}")
+        result.append(int(a) % ndim)
+    if len(set(result)) != len(result):
+        raise ValueError(f"reproblas.{routine}: axis={axis!r} repeats an axis")
+    return tuple(sorted(result))
 
 
 def same_dtype(routine, **arrays):
@@ -131,10 +207,22 @@ def operands(backend, routine, names, arrays, ndims, optional=(), check=matrix):
     if len(present) > 1:
         dtype = present[0].dtype
         if any(a.dtype != dtype for a in present):
+            _sequence_dtype(routine, names, arrays, out)
             same_dtype(routine, **{n: a for n, a in zip(names, out) if a is not None})
         if xp is not np:
             same_device(routine, present)
     return out
+
+
+def _sequence_dtype(routine, names, given, arrays):
+    """The TypeError of a list/tuple whose float64 meets float32 arrays: name the fix."""
+    for name, g, a in zip(names, given, arrays):
+        if isinstance(g, (list, tuple)):
+            other = next(b.dtype for b in arrays if b is not None and b.dtype != a.dtype)
+            raise TypeError(f"reproblas.{routine}: {name} is a {type(g).__name__}, which "
+                            f"NumPy makes a {a.dtype} array, but the other operands are "
+                            f"{other}; pass a NumPy array: np.asarray({name}, "
+                            f"dtype=np.{other.name})")
 
 
 def same_length(routine, x, y):

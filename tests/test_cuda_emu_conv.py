@@ -87,7 +87,7 @@ def test_layouts_empty_and_errors(gpu):
     with pytest.raises(TypeError, match="mixed dtypes"):
         reproblas.conv2d(emu_array(x), emu_array(wt.astype(np.float64)))
     with pytest.raises(ValueError, match="4-D"):
-        reproblas.conv2d(emu_array(x[0]), emu_array(wt))
+        reproblas.conv2d(emu_array(x[0, 0]), emu_array(wt))  # (3-D: one unbatched image)
     with pytest.raises(TypeError, match="GPU and some in host"):
         reproblas.conv2d(emu_array(x), wt)
 

@@ -23,7 +23,9 @@ def test_result_types():
 @pytest.mark.parametrize("call", [
     lambda: rb.dot(x32, y64), lambda: rb.axpy(1.0, x64, y32.copy()),
     lambda: rb.sum(np.ones(3, np.int64)), lambda: rb.sum(np.ones(3, np.float16)),
-    lambda: rb.sum(np.ones(3, np.complex128)), lambda: rb.sum([1.0, 2.0]),
+    lambda: rb.sum(np.ones(3, np.complex128)),
+    # a list of ints is int64 to np.asarray (lists of floats are accepted: test_interface_numpy)
+    lambda: rb.sum([1, 2]), lambda: rb.gemv(1.0, [[1, 2]], [1.0, 2.0]),
     lambda: rb.sum(np.ones(3, ">f8" if np.little_endian else "<f8")),
     lambda: rb.axpy(np.float64(2), x32, y32.copy()), lambda: rb.scal("2", x64.copy()),
     lambda: rb.scal(True, x64.copy()),

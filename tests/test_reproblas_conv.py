@@ -288,7 +288,7 @@ def test_errors():
     with pytest.raises(TypeError, match="NumPy array"):
         rb.conv2d(x.tolist(), w)
     with pytest.raises(ValueError, match="4-D"):
-        rb.conv2d(x[0], w)
+        rb.conv2d(x[0, 0], w)  # (3-D is one unbatched image, as in PyTorch)
     with pytest.raises(ValueError, match="input channels"):
         rb.conv2d(x, w[:, :3])
     with pytest.raises(ValueError, match="groups"):
@@ -335,7 +335,7 @@ def test_errors():
         with pytest.raises(ValueError, match="kernel's height and width"):
             rb.conv2d_grad_weight(x, gy, (2, 4, 3, 0), padding=padding)
     with pytest.raises(ValueError, match="4-D"):
-        rb.conv2d_grad_bias(gy[0])
+        rb.conv2d_grad_bias(gy[0, 0])  # (3-D is one unbatched image)
     with pytest.raises(ValueError, match="at most 2"):  # beyond the core's index range
         rb.conv2d(x, w, stride=2 ** 31)
     with pytest.raises(ValueError, match="at most 2"):

@@ -404,7 +404,7 @@ def test_errors():
     with pytest.raises(TypeError, match="astype"):
         rb.gemm(1.0, np.ones((3, 4), np.int64), np.ones((4, 2), np.int64))
     with pytest.raises(TypeError, match="NumPy array"):
-        rb.gemm(1.0, [[1.0]], np.ones((1, 1)))
+        rb.gemm(1.0, [[1]], np.ones((1, 1)))  # ([[1.0]] is a float64 array: accepted)
     # a missing operand on the fast path's shapes (a plain 2-D a): an error, not a crash
     for dt in (np.float32, np.float64):
         a = np.ones((3, 3), dt)

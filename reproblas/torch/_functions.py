@@ -268,7 +268,5 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
                                   "build of reproblas does not have yet")
     _validate.order(order, "torch.conv2d")
     _check("conv2d", input=input, weight=weight, bias=bias)
-    if input.ndim == 3:  # unbatched, as torch allows
-        return conv2d(input[None], weight, bias, stride, padding, dilation, groups,
-                      order=order)[0]
+    # a 3-D input (one unbatched image) is reproblas.conv2d's own rule, as every shape check
     return _Conv2d.apply(input, weight, bias, stride, padding, dilation, groups, order)

@@ -54,6 +54,21 @@ def reproblas_usage() -> None:
     gx: NDArray[np.float32] = reproblas.conv2d_grad_input(out, w, img.shape, padding="same")
     gw: NDArray[np.float32] = reproblas.conv2d_grad_weight(img, out, w.shape, padding=1)
     gb: NDArray[np.float32] = reproblas.conv2d_grad_bias(out, order="pairwise")
+    # NumPy's conventions: lists of floats, axis/keepdims, out=, an unbatched (C, H, W) image
+    rows = reproblas.sum(a32, axis=1, keepdims=True, order="pairwise")
+    norms = reproblas.nrm2(a32, axis=(0, 1))
+    dots = reproblas.dot(a32, a32, axis=-1, out=np.empty(8, np.float32))
+    listed = reproblas.asum([1.0, -2.0])
+    where = reproblas.iamax(a32, axis=0)
+    into: NDArray[np.float32] = reproblas.gemm(1.0, a32, a32, out=np.empty((8, 8), np.float32))
+    into = reproblas.gemv(1.0, a32, v32, out=np.empty(8, np.float32))
+    into = reproblas.trsv(np.tril(a32), v32, lower=True, out=np.empty(8, np.float32))
+    into = reproblas.matmul(a32, a32, out=np.empty((8, 8), np.float32))
+    one: NDArray[np.float32] = reproblas.conv2d(img[0], w, padding=1,
+                                                 out=np.empty((4, 6, 6), np.float32))
+    assert rows.shape == (8, 1) and norms.ndim == 0 and dots.shape == (8,) and listed == 3.0
+    assert where.shape == (8,)
+    assert into.shape == (8, 8) and one.shape == (4, 6, 6)
     orders: dict[str, int] = reproblas.ORDERS
     paths: list[str] = reproblas.isa_names()
     best: str = reproblas.best_isa()
