@@ -116,16 +116,13 @@ def line_offset_views(a, stride):
 def check_every_path_and_split(monkeypatch, layouts, call, want, what):
     """call(v) for each layout v on every path and 1-4 threads, in parts of
     down to one row (min_work = 1): want's bits every time."""
-    try:
-        _core.set_l3_tuning(0, 0, 0, 1)
+    with _core.tuning(l3={"min_work": 1}):
         for isa in ISAS:
             monkeypatch.setenv("REPROBLAS_ISA", isa)
             for threads in (1, 2, 3, 4):
                 monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
                 for v in layouts:
                     assert ref.same_bits(call(v), want), (what, isa, threads)
-    finally:
-        _core.set_l3_tuning()
 
 
 @pytest.mark.parametrize("order", ORDERS)

@@ -17,25 +17,9 @@
 /* Columns per chunk: A (rows x terms) is packed again for every chunk and
  * B (terms x chunk) is gathered, so a chunk has about CONV_CHUNK_PER_ROW
  * columns per row of A (measured: 64..256 rows), at least CONV_MIN_CHUNK,
- * and its B at most CONV_CHUNK_BYTES. CONV_MIN_WORK: the multiply-adds below
- * which one thread is used. */
+ * and its B at most CONV_CHUNK_BYTES (unless the context sets the chunk). */
 enum { CONV_CHUNK_PER_ROW = 8, CONV_MIN_CHUNK = 192, CONV_CHUNK_ALIGN = 48 };
 #define CONV_CHUNK_BYTES ((int64_t)8 << 20)
-#define CONV_MIN_WORK ((int64_t)1 << 20)
-
-/* Test knobs (0: the defaults). */
-static int64_t conv_chunk = 0, conv_kc = 0, conv_min_work = CONV_MIN_WORK, conv_mc = 0,
-               conv_batch = 0;
-
-void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc, int64_t batch) {
-  conv_chunk = chunk >= 1 ? chunk : 0;
-  conv_kc = kc >= 1 ? kc : 0;
-  conv_min_work = min_work >= 1 ? min_work : CONV_MIN_WORK;
-  conv_mc = mc >= 1 ? mc : 0;
-  conv_batch = batch >= 1 ? batch : 0;
-}
-
-int64_t rb_conv_batch_ints(int64_t fallback) { return conv_batch ? conv_batch : fallback; }
 
 #if defined(__x86_64__)
 #define CONV_TABLES(sfx) {&rb_l3_##sfx##_scalar, &rb_l3_##sfx##_avx2, &rb_l3_##sfx##_avx512}
@@ -159,7 +143,7 @@ static void conv_part(void *ctx, int part, int parts) {
   free(buf);
 }
 
-int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t terms,
+int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t terms,
                    int64_t cols, const void *at, const int64_t *aoff, const void *src,
                    const int64_t *toff, const int64_t *coff, void *dst, const int64_t *doff,
                    int64_t drow, const void *bias) {
@@ -170,8 +154,9 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
     return -1;
   if (rows == 0 || cols == 0) return 0;
   const int64_t size = dtype == RB_F32 ? 4 : 8;
+  const rb_context cx = rb_context_fix(cfg);
   conv_split s = {dtype, order, NULL, rows, terms, cols, at, src, bias, aoff, toff, coff,
-                  doff, dst, drow, 0, 0, 1, 1, conv_kc ? conv_kc : 1024 / size, {0}};
+                  doff, dst, drow, 0, 0, 1, 1, cx.conv_kc ? cx.conv_kc : 1024 / size, {0}};
   const int o = order == RB_PAIRWISE;
   s.block = dtype == RB_F32 ? conv_f32[cfg.isa]->block : conv_f64[cfg.isa]->block;
   s.row_unit = dtype == RB_F32 ? conv_f32[cfg.isa]->mr[o] : conv_f64[cfg.isa]->mr[o];
@@ -192,16 +177,16 @@ int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t te
              (size_t)(rows * size));
     s.at = packed;
   }
-  if (conv_chunk) chunk = conv_chunk;
+  if (cx.conv_chunk) chunk = cx.conv_chunk;
   s.chunk = chunk < cols ? chunk : cols;
   s.nchunks = (cols + s.chunk - 1) / s.chunk;
-  const int threads = cfg.threads < 1 ? 1 : cfg.threads;
+  const int threads = cx.threads;
   const int64_t row_units = (rows + s.row_unit - 1) / s.row_unit;
   if (s.nchunks < threads) {
     s.row_parts = (threads + s.nchunks - 1) / s.nchunks;
     if (s.row_parts > row_units) s.row_parts = row_units;
   }
-  int64_t parts = rows * (terms > 0 ? terms : 1) * cols / conv_min_work;
+  int64_t parts = rows * (terms > 0 ? terms : 1) * cols / cx.conv_min_work;
   if (parts > threads) parts = threads;
   if (parts > s.nchunks * s.row_parts) parts = s.nchunks * s.row_parts;
   if (parts > 256) parts = 256;
@@ -389,7 +374,7 @@ static void seq_part(void *ctx, int part, int parts) {
   }
 }
 
-int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const void *a,
+int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const void *a,
                 int64_t a_rs, int64_t tin, int64_t t_os, int64_t nclasses, const rb_conv_class *cls, const void *src, void *dst,
                 int64_t drow, const void *bias) {
   if ((dtype != RB_F32 && dtype != RB_F64) || cfg.isa < 0 || cfg.isa >= CR_ISA_COUNT ||
@@ -399,8 +384,10 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   const rb_conv_kernels *kt = conv_tiles[cfg.isa];
   const int64_t size = dtype == RB_F32 ? 4 : 8;
   const int mr = dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
-  const int64_t kc = conv_kc ? conv_kc : SEQ_KC_BYTES / size, mc = conv_mc ? conv_mc : SEQ_MC;
-  const int64_t chunk_cols = conv_chunk ? conv_chunk : SEQ_CHUNK_COLS;
+  const rb_context cx = rb_context_fix(cfg);
+  const int64_t kc = cx.conv_kc ? cx.conv_kc : SEQ_KC_BYTES / size;
+  const int64_t mc = cx.conv_mc ? cx.conv_mc : SEQ_MC;
+  const int64_t chunk_cols = cx.conv_chunk ? cx.conv_chunk : SEQ_CHUNK_COLS;
   conv_seq s = {.dtype = dtype, .nr = kt->nr, .mr = mr,
                 .tile = dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64,
                 .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
@@ -419,8 +406,8 @@ int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const voi
   }
   if (rows == 0 || s.ntiles == 0) return 0;
   /* threads: tiles first; row panels too when the tiles are few */
-  const int threads = cfg.threads < 1 ? 1 : cfg.threads > 256 ? 256 : cfg.threads;
-  int64_t parts = rows * (terms ? terms : 1) * all_cols / conv_min_work;
+  const int threads = cx.threads > 256 ? 256 : cx.threads;
+  int64_t parts = rows * (terms ? terms : 1) * all_cols / cx.conv_min_work;
   if (parts > threads) parts = threads;
   if (parts < 1) parts = 1;
   s.row_parts = 1;
