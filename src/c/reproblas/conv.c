@@ -12,6 +12,7 @@
 #include "../common/isa.h"
 #include "conv_kernels.h"
 #include "gemm_kernels.h"
+#include "partition.h"
 #include "thread.h"
 
 /* Columns per chunk: A (rows x terms) is packed again for every chunk and
@@ -40,7 +41,7 @@ typedef struct {
   const int64_t *aoff, *toff, *coff, *doff;
   void *dst;
   int64_t drow, chunk, nchunks, row_parts, row_unit, kc;
-  int status[256];
+  int status[RB_MAX_PARTS];
 } conv_split;
 
 /* Maximal runs of columns whose sources are consecutive (coff[j+1] = coff[j]+1):
@@ -113,8 +114,8 @@ CONV_TYPED(double, f64)
 /* Part `part` of `parts`: the units (chunk, row slice) in its share. */
 static void conv_part(void *ctx, int part, int parts) {
   conv_split *s = ctx;
-  const int64_t units = s->nchunks * s->row_parts;
-  const int64_t u0 = units * part / parts, u1 = units * (part + 1) / parts;
+  const rb_share sh = rb_part_share(s->nchunks * s->row_parts, 1, part, parts);
+  const int64_t u0 = sh.lo, u1 = sh.hi;
   const size_t size = s->dtype == RB_F32 ? sizeof(float) : sizeof(double);
   s->status[part] = 0;
   if (u0 >= u1) return;
@@ -128,13 +129,11 @@ static void conv_part(void *ctx, int part, int parts) {
   int64_t *start = (int64_t *)buf;
   char *b = (char *)(((uintptr_t)(start + chunk + 1) + 63) & ~(uintptr_t)63);
   char *c = b + (size_t)s->terms * chunk * size;
-  const int64_t row_units = (s->rows + s->row_unit - 1) / s->row_unit;
   for (int64_t u = u0; u < u1 && s->status[part] == 0 && !rb_stop_poll(); ++u) {
     const int64_t ch = u / s->row_parts, rp = u % s->row_parts;
     const int64_t j0 = ch * chunk, n = s->cols - j0 < chunk ? s->cols - j0 : chunk;
-    int64_t i0 = row_units * rp / s->row_parts * s->row_unit;
-    int64_t i1 = row_units * (rp + 1) / s->row_parts * s->row_unit;
-    if (i1 > s->rows) i1 = s->rows;
+    const rb_share rows = rb_part_share(s->rows, s->row_unit, (int)rp, (int)s->row_parts);
+    const int64_t i0 = rows.lo, i1 = rows.hi;
     if (i0 >= i1) continue;
     s->status[part] = s->dtype == RB_F32
                           ? chunk_f32(s, j0, n, i0, i1, start, (float *)b, (float *)c)
@@ -186,13 +185,10 @@ int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t t
     s.row_parts = (threads + s.nchunks - 1) / s.nchunks;
     if (s.row_parts > row_units) s.row_parts = row_units;
   }
-  int64_t parts = rows * (terms > 0 ? terms : 1) * cols / cx.conv_min_work;
-  if (parts > threads) parts = threads;
-  if (parts > s.nchunks * s.row_parts) parts = s.nchunks * s.row_parts;
-  if (parts > 256) parts = 256;
-  if (parts < 1) parts = 1;
+  const int parts = rb_part_count(rows * (terms > 0 ? terms : 1) * cols, cx.conv_min_work,
+                                  threads, s.nchunks * s.row_parts);
   cr_fenv_t saved = cr_fenv_enter();
-  rb_parallel((int)parts, conv_part, &s);
+  rb_parallel(parts, conv_part, &s);
   cr_fenv_leave(saved);
   free(packed);
   if (rb_stopped()) return RB_STOPPED; /* skipped parts set no status */
@@ -266,8 +262,8 @@ typedef struct {
 static void seq_pack(void *ctx, int part, int parts) {
   const conv_seq *s = ctx;
   const int64_t size = s->dtype == RB_F32 ? 4 : 8;
-  const int64_t p0 = s->panels * part / parts, p1 = s->panels * (part + 1) / parts;
-  for (int64_t p = p0; p < p1; ++p) {
+  const rb_share sh = rb_part_share(s->panels, 1, part, parts);
+  for (int64_t p = sh.lo; p < sh.hi; ++p) {
     const int64_t r0 = p * s->mr, nr = s->rows - r0 < s->mr ? s->rows - r0 : s->mr;
     s->pack(s->terms, nr, s->a + r0 * s->a_rs * size, s->a_rs, s->tin, s->t_os,
             s->apack + p * s->terms * s->mr * size);
@@ -337,8 +333,9 @@ static void seq_part(void *ctx, int part, int parts) {
   const conv_seq *s = ctx;
   (void)parts;
   const int rp = part % s->row_parts, cp = part / s->row_parts;
-  const int64_t p0 = s->panels * rp / s->row_parts, p1 = s->panels * (rp + 1) / s->row_parts;
-  const int64_t ta = s->ntiles * cp / s->col_parts, tb = s->ntiles * (cp + 1) / s->col_parts;
+  const rb_share panels = rb_part_share(s->panels, 1, rp, s->row_parts);
+  const rb_share tiles = rb_part_share(s->ntiles, 1, cp, s->col_parts);
+  const int64_t p0 = panels.lo, p1 = panels.hi, ta = tiles.lo, tb = tiles.hi;
   if (p0 >= p1 || ta >= tb) return;
   const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
   const int64_t chunk = s->chunk_tiles;
@@ -406,10 +403,8 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   }
   if (rows == 0 || s.ntiles == 0) return 0;
   /* threads: tiles first; row panels too when the tiles are few */
-  const int threads = cx.threads > 256 ? 256 : cx.threads;
-  int64_t parts = rows * (terms ? terms : 1) * all_cols / cx.conv_min_work;
-  if (parts > threads) parts = threads;
-  if (parts < 1) parts = 1;
+  int64_t parts = rb_part_count(rows * (terms ? terms : 1) * all_cols, cx.conv_min_work,
+                                cx.threads, INT64_MAX);
   s.row_parts = 1;
   if (s.ntiles < 8 * parts) s.row_parts = (int)(parts < s.panels ? parts : s.panels);
   s.col_parts = (int)(parts / s.row_parts);

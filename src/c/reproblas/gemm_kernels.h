@@ -90,7 +90,6 @@ void *rb_l3_scratch(size_t bytes);
  * starting for `work` multiply-adds over `units` split units, and the gemm
  * cache blocks (kc by element size). */
 const void *rb_l3_table(int dtype, int isa);
-int rb_l3_parts(const rb_context *cx, int64_t work, int64_t units);
 void rb_l3_blocks(const rb_context *cx, int64_t elem_size, int64_t *mc, int64_t *nc,
                   int64_t *kc);
 

@@ -8,17 +8,10 @@
 #include "../common/fp_env.h"
 #include "../common/isa.h"
 #include "kernels.h"
+#include "partition.h"
 #include "thread.h"
 
-enum { RB_MAX_PARTS_L1 = 256, RB_MAX_PIECES = 1024 };
-
-/* Threads worth starting for n elements; any answer gives the same bits. */
-static int rb_parts(const rb_context *cx, int64_t n) {
-  int64_t parts = n / cx->min_per_thread;
-  if (parts > cx->threads) parts = cx->threads;
-  if (parts > RB_MAX_PARTS_L1) parts = RB_MAX_PARTS_L1;
-  return parts < 1 ? 1 : (int)parts;
-}
+enum { RB_MAX_PIECES = 1024 };
 
 #define RB_CAT_(a, b) a##b
 #define RB_CAT(a, b) RB_CAT_(a, b)
@@ -110,7 +103,7 @@ static int rb_elementwise(int dtype, rb_context cfg, int is_axpy, const void *al
                           const void *x, void *y, int64_t n) {
   if (!rb_ok(dtype, cfg) || n < 0) return -1;
   const rb_context cx = rb_context_fix(cfg);
-  int parts = rb_parts(&cx, n);
+  int parts = rb_part_count(n, cx.min_per_thread, cx.threads, n);
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {
     ew_job_f32 job = {tables_f32[cfg.isa], *(const float *)alpha, x, y, n};

@@ -8,6 +8,7 @@
 #include "../common/fp_env.h"
 #include "../common/isa.h"
 #include "gemm_kernels.h"
+#include "partition.h"
 #include "thread.h"
 
 /* A gemv multiply-add reads its element of A from memory and runs 8-16x
@@ -77,15 +78,6 @@ void rb_l3_blocks(const rb_context *cx, int64_t elem_size, int64_t *mc, int64_t 
   *mc = cx->mc, *nc = cx->nc, *kc = cx->kc ? cx->kc : 1024 / elem_size;
 }
 
-/* Threads worth starting for `work` multiply-adds over `units` split units. */
-int rb_l3_parts(const rb_context *cx, int64_t work, int64_t units) {
-  int64_t parts = work / cx->min_work;
-  if (parts > cx->threads) parts = cx->threads;
-  if (parts > units) parts = units;
-  if (parts > 256) parts = 256; /* l3_split.status, rb_parallel's limit */
-  return parts < 1 ? 1 : (int)parts;
-}
-
 /* The split units (rows or columns of C, tile multiples) of every batch
  * entry, numbered entry by entry: a part owns units [u0, u1), i.e. whole
  * rectangles of C in one or more entries, each computed start to finish by
@@ -98,7 +90,7 @@ typedef struct {
   int64_t item_m, item_n; /* the work items' rows and columns (l3_items) */
   int by_rows, nd;
   const int64_t *shape, *a_bs, *b_bs, *c_bs;
-  int status[256];
+  int status[RB_MAX_PARTS];
 } l3_split;
 
 /* The rectangle [i0, i1) x [j0, j1) of C as work items of item_m x item_n,
@@ -142,8 +134,9 @@ static void l3_item_sizes(l3_split *s, int pw, int64_t k, int64_t mr, int64_t nr
   static void l3_part_##SFX(void *ctx, int part, int parts) {                                  \
     l3_split *s = ctx;                                                                         \
     const int64_t total = s->units * s->batch;                                                 \
-    int64_t u = total * part / parts;                                                          \
-    const int64_t u_end = total * (part + 1) / parts;                                          \
+    const rb_share sh = rb_part_share(total, 1, part, parts);                                  \
+    int64_t u = sh.lo;                                                                         \
+    const int64_t u_end = sh.hi;                                                               \
     s->status[part] = 0;                                                                       \
     while (u < u_end && s->status[part] == 0) {                                                \
       const int64_t e = u / s->units, first = e * s->units;                                    \
@@ -196,8 +189,8 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
     s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
     l3_item_sizes(&s, o, k, n == 1 ? kt->gemv_mr[o] : kt->mr[o], kt->nr[o], job.mc, job.nc,  \
                   job.ws);                                                                    \
-    parts = rb_l3_parts(&cx, (n == 1 ? RB_GEMV_WEIGHT : 1) * batch * m * n * (k > 0 ? k : 1), \
-                        batch * s.units);                                                     \
+    parts = rb_part_count((n == 1 ? RB_GEMV_WEIGHT : 1) * batch * m * n * (k > 0 ? k : 1),    \
+                          cx.min_work, cx.threads, batch * s.units);                          \
     job.threaded = parts > 1;                                                                 \
     rb_parallel(parts, l3_part_##SFX, &s);                                                    \
   } while (0)
@@ -265,7 +258,8 @@ typedef struct {
 
 static void ger_part(void *ctx, int part, int parts) {
   const ger_split *g = ctx;
-  int64_t len = g->by_rows ? g->m : g->n, lo = len * part / parts, hi = len * (part + 1) / parts;
+  const rb_share sh = rb_part_share(g->by_rows ? g->m : g->n, 1, part, parts);
+  const int64_t lo = sh.lo, hi = sh.hi;
   if (g->by_rows)
     g->ger(hi - lo, g->n, g->x + lo * g->size, g->ay, g->a + lo * g->rs * g->size, g->rs, g->cs);
   else
@@ -282,7 +276,7 @@ int rb_ger(int dtype, rb_context cfg, int64_t m, int64_t n, const void *alpha, c
   const rb_context cx = rb_context_fix(cfg);
   /* split along the strided index, so each thread's writes are contiguous runs */
   int by_rows = a_cs == 1 || a_rs != 1;
-  int parts = rb_l3_parts(&cx, m * n * 8, by_rows ? m : n);
+  int parts = rb_part_count(m * n * 8, cx.min_work, cx.threads, by_rows ? m : n);
   ger_split g = {NULL, m, n, a_rs, a_cs, size, x, ay, a, by_rows};
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {

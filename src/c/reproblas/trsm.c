@@ -6,6 +6,7 @@
 
 #include "../common/fp_env.h"
 #include "order/order.h"
+#include "partition.h"
 #include "thread.h"
 
 /* Right-hand sides are split among threads in multiples of RB_TRSM_SPLIT. */
@@ -15,7 +16,7 @@ typedef struct {
   int (*solve)(const void *job, int64_t k0, int64_t k1);
   const void *job;
   int64_t units, nrhs, item;
-  int status[256];
+  int status[RB_MAX_PARTS];
 } trsm_split;
 
 /* A part's right-hand sides go item by item (whole panels, about
@@ -30,8 +31,8 @@ static int64_t trsm_item(int64_t nsys, int64_t nb) {
 
 static void trsm_part(void *ctx, int part, int parts) {
   trsm_split *s = ctx;
-  int64_t lo = s->units * part / parts * RB_TRSM_SPLIT, hi = s->units * (part + 1) / parts * RB_TRSM_SPLIT;
-  if (hi > s->nrhs) hi = s->nrhs;
+  const rb_share sh = rb_part_share(s->nrhs, RB_TRSM_SPLIT, part, parts);
+  const int64_t lo = sh.lo, hi = sh.hi;
   s->status[part] = 0;
   for (int64_t k0 = lo; k0 < hi && s->status[part] == 0 && !rb_stop_poll(); k0 += s->item)
     s->status[part] = s->solve(s->job, k0, hi - k0 < s->item ? hi : k0 + s->item);
@@ -69,7 +70,7 @@ int rb_trsm(int dtype, int order, rb_context cfg, int right, int lower, int tran
   s.units = (nrhs + RB_TRSM_SPLIT - 1) / RB_TRSM_SPLIT;
   s.nrhs = nrhs;
   s.item = trsm_item(nsys, cx.trsm_nb);
-  int parts = rb_l3_parts(&cx, nsys * nsys / 2 * nrhs, s.units);
+  int parts = rb_part_count(nsys * nsys / 2 * nrhs, cx.min_work, cx.threads, s.units);
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32)
     RB_TRSM_RUN(f32, float);
