@@ -70,7 +70,7 @@ extensions = [
     ),
     Extension(
         "reproblas._core",
-        sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/{f}.c" for f in (
+        sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/frame/{f}.c" for f in (
             "level1", "thread", "level3", "trsm", "conv_gather", "conv_seq", "conv_driver",
             "context")] + [f"src/c/reproblas/kernels/{isa}/{f}.c" for isa in (
             "scalar", "avx2", "avx512") for f in ("level1", "gemm", "conv")] + COMMON + [CAPI_ENV],

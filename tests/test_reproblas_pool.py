@@ -1,5 +1,5 @@
 """The thread pool's scheduling hint leaves no trace: a worker that woke on its
-caller's CPU moves itself once (src/c/reproblas/thread.c, leave_caller_cpu) and
+caller's CPU moves itself once (src/c/reproblas/frame/thread.c, leave_caller_cpu) and
 must restore its own affinity mask; results never depend on it."""
 import os
 import sys

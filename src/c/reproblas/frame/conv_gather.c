@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/fp_env.h"
-#include "../common/isa.h"
+#include "../../common/fp_env.h"
+#include "../../common/isa.h"
 #include "conv_scatter.h"
 #include "gemm_kernels.h"
 #include "partition.h"

@@ -4,7 +4,7 @@
 #include "gemm_kernels.h"
 #include "level3.h"
 
-#include "../common/fp_env.h"
+#include "../../common/fp_env.h"
 #include "order/order.h"
 #include "partition.h"
 #include "thread.h"

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "../common/fp_env.h"
-#include "../common/isa.h"
+#include "../../common/fp_env.h"
+#include "../../common/isa.h"
 #include "kernels.h"
 #include "partition.h"
 #include "thread.h"

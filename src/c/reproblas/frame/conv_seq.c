@@ -16,8 +16,8 @@
 
 #include <stdlib.h>
 
-#include "../common/fp_env.h"
-#include "../common/isa.h"
+#include "../../common/fp_env.h"
+#include "../../common/isa.h"
 #include "conv_kernels.h"
 #include "conv_scatter.h"
 #include "gemm_kernels.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/fp_env.h"
+#include "../../common/fp_env.h"
 #include "partition.h"
 
 /* Waits poll this long before they sleep: an idle worker for the next job

@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../common/fp_env.h"
-#include "../common/isa.h"
+#include "../../common/fp_env.h"
+#include "../../common/isa.h"
 #include "gemm_kernels.h"
 #include "partition.h"
 #include "thread.h"
