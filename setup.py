@@ -71,10 +71,10 @@ extensions = [
     ),
     Extension(
         "reproblas._core",
-        sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/{f}.c" for f in (
-            "level1", "thread", "kernels_scalar", "kernels_avx2", "kernels_avx512", "level3",
-            "gemm_scalar", "gemm_avx2", "gemm_avx512", "trsm", "conv", "conv_driver", "conv_scalar",
-            "conv_avx2", "conv_avx512")] + COMMON + [CAPI_ENV],
+        sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/frame/{f}.c" for f in (
+            "level1", "thread", "level3", "trsm", "conv_gather", "conv_seq", "conv_driver",
+            "context")] + [f"src/c/reproblas/kernels/{isa}/{f}.c" for isa in (
+            "scalar", "avx2", "avx512") for f in ("level1", "gemm", "conv")] + COMMON + [CAPI_ENV],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         depends=headers("src/c/reproblas", "src/c/order", "src/c/common", "src/c/capi"),

@@ -79,21 +79,115 @@ cdef int _stop_end(rb_stop_ctx *ctx) except -1:
         raise KeyboardInterrupt
     return 0
 
-cdef extern from "level1.h":
-    enum: RB_F32, RB_F64, RB_SEQUENTIAL, RB_PAIRWISE
-    ctypedef struct rb_config:
+cdef extern from "context.h":
+    ctypedef struct rb_context:
         int isa
         int threads
-    int rb_sum(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out) nogil
-    int rb_asum(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out) nogil
-    int rb_dot(int dtype, int order, rb_config cfg, const void *x, const void *y, int64_t n,
+        int64_t piece
+        int64_t min_per_thread
+        int64_t mc
+        int64_t nc
+        int64_t kc
+        int64_t min_work
+        int64_t ws
+        int64_t trsm_mb
+        int64_t trsm_nb
+        int64_t conv_chunk
+        int64_t conv_kc
+        int64_t conv_min_work
+        int64_t conv_mc
+        int64_t conv_batch
+    rb_context rb_context_default(int isa, int threads)
+    rb_context rb_context_fix(rb_context c)
+
+import contextlib
+import contextvars
+
+# Work-split and block-size settings for tests (they never change a result bit):
+# the groups of rb_context (context.h) by name, each a tuple in this order or a
+# dict of some of these names (the others: the default).
+_TUNING_GROUPS = {
+    "l1": ("piece", "min_per_thread"),
+    "l3": ("mc", "nc", "kc", "min_work", "ws"),
+    "trsm": ("trsm_mb", "trsm_nb"),
+    "conv": ("conv_chunk", "conv_kc", "conv_min_work", "conv_mc", "conv_batch"),
+}
+_GROUP_ARGS = {"trsm": ("mb", "nb"), "conv": ("chunk", "kc", "min_work", "mc", "batch")}
+# The settings of the current thread / context: None (all defaults) or a dict
+# field -> value. A context variable, so that no call sees another thread's.
+_tuning = contextvars.ContextVar("reproblas_tuning", default=None)
+
+
+@contextlib.contextmanager
+def tuning(**groups):
+    """Within the block, the calls of this thread (context) use these settings
+    (tests: small blocks put block edges and thread splits inside small operands),
+    e.g. tuning(l1=(64, 50)), tuning(l3={"min_work": 1}, trsm=(4, 8)). A group given
+    replaces that group (values < 1: the defaults); the others keep their values."""
+    fields = dict(_tuning.get() or {})
+    for group, values in groups.items():
+        if group not in _TUNING_GROUPS:
+            raise TypeError(f"unknown tuning group {group!r} (have {sorted(_TUNING_GROUPS)})")
+        names = _TUNING_GROUPS[group]
+        args = _GROUP_ARGS.get(group, names)
+        if isinstance(values, dict):
+            unknown = set(values) - set(args)
+            if unknown:
+                raise TypeError(f"unknown {group} tuning {sorted(unknown)} (have {list(args)})")
+            given = [values.get(a, 0) for a in args]
+        else:
+            given = list(values)
+            if len(given) > len(names):
+                raise TypeError(f"{group} tuning takes at most {len(names)} values {list(args)}")
+            given += [0] * (len(names) - len(given))
+        for name, value in zip(names, given):
+            fields[name] = int(value)
+    token = _tuning.set(fields)
+    try:
+        yield
+    finally:
+        _tuning.reset(token)
+
+
+def context(int isa, int threads):
+    """The rb_context a call on this path and thread count gets here (tests)."""
+    return _context(isa, threads)
+
+
+cdef rb_context _context(int isa, int threads) except *:
+    """A call's context: the defaults, then the current tuning (see tuning())."""
+    cdef rb_context c = rb_context_default(isa, threads)
+    t = _tuning.get()
+    if t is None:
+        return c
+    c.piece = t.get("piece", c.piece)
+    c.min_per_thread = t.get("min_per_thread", c.min_per_thread)
+    c.mc = t.get("mc", c.mc)
+    c.nc = t.get("nc", c.nc)
+    c.kc = t.get("kc", c.kc)
+    c.min_work = t.get("min_work", c.min_work)
+    c.ws = t.get("ws", c.ws)
+    c.trsm_mb = t.get("trsm_mb", c.trsm_mb)
+    c.trsm_nb = t.get("trsm_nb", c.trsm_nb)
+    c.conv_chunk = t.get("conv_chunk", c.conv_chunk)
+    c.conv_kc = t.get("conv_kc", c.conv_kc)
+    c.conv_min_work = t.get("conv_min_work", c.conv_min_work)
+    c.conv_mc = t.get("conv_mc", c.conv_mc)
+    c.conv_batch = t.get("conv_batch", c.conv_batch)
+    return rb_context_fix(c)
+
+
+cdef extern from "level1.h":
+    enum: RB_F32, RB_F64, RB_SEQUENTIAL, RB_PAIRWISE
+    int rb_sum(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) nogil
+    int rb_asum(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) nogil
+    int rb_dot(int dtype, int order, rb_context cfg, const void *x, const void *y, int64_t n,
                void *out) nogil
-    int rb_nrm2(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out) nogil
-    int64_t rb_iamax(int dtype, rb_config cfg, const void *x, int64_t n) nogil
-    int rb_axpy(int dtype, rb_config cfg, const void *alpha, const void *x, void *y,
+    int rb_nrm2(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) nogil
+    int64_t rb_iamax(int dtype, rb_context cfg, const void *x, int64_t n) nogil
+    int rb_axpy(int dtype, rb_context cfg, const void *alpha, const void *x, void *y,
                 int64_t n) nogil
-    int rb_scal(int dtype, rb_config cfg, const void *alpha, void *x, int64_t n) nogil
-    void rb_set_tuning(int64_t piece, int64_t min_per_thread)
+    int rb_scal(int dtype, rb_context cfg, const void *alpha, void *x, int64_t n) nogil
 
 SEQUENTIAL = RB_SEQUENTIAL
 PAIRWISE = RB_PAIRWISE
@@ -160,9 +254,7 @@ def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int is
         raise TypeError(f"reproblas core: {routine} takes "
                         f"{'two vectors' if kind == 2 else 'one vector'}")
     cdef int dtype = _dtype_code(x)
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef double out = 0  # room for a float or a double, read back as x's dtype
     cdef const void *px = cnp.PyArray_DATA(x)
     cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
@@ -187,9 +279,7 @@ def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int is
 
 
 def iamax(cnp.ndarray x not None, int isa, int threads):
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef int dtype = _dtype_code(x)
     cdef const void *px = cnp.PyArray_DATA(x)
     cdef int64_t n = x.shape[0]
@@ -207,9 +297,7 @@ def iamax(cnp.ndarray x not None, int isa, int threads):
 def axpy(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not None,
          int isa, int threads):
     """y <- fma(alpha, x, y) in place (alpha: a 1-element array of y's dtype)."""
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef int dtype = _dtype_code(y)
     cdef const void *pa = cnp.PyArray_DATA(alpha)
     cdef const void *px = cnp.PyArray_DATA(x)
@@ -227,9 +315,7 @@ def axpy(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not N
 
 def scal(cnp.ndarray alpha not None, cnp.ndarray x not None, int isa, int threads):
     """x <- alpha * x in place."""
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef int dtype = _dtype_code(x)
     cdef const void *pa = cnp.PyArray_DATA(alpha)
     cdef void *px = cnp.PyArray_DATA(x)
@@ -328,21 +414,15 @@ def call_with_mxcsr(unsigned mxcsr, fn):
     return result, after
 
 
-def set_tuning(int64_t piece=0, int64_t min_per_thread=0):
-    """Work-split knobs for tests (never change results); 0 restores defaults."""
-    rb_set_tuning(piece, min_per_thread)
-
-
 # ---- level 2/3 (src/c/reproblas/level3.h) ----
 
 cdef extern from "level3.h":
-    int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k,
+    int rb_gemm(int dtype, int order, rb_context cfg, int64_t m, int64_t n, int64_t k,
                 const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
                 int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs,
                 int64_t c_cs) nogil
-    int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha,
+    int rb_ger(int dtype, rb_context cfg, int64_t m, int64_t n, const void *alpha,
                const void *x, const void *y, void *a, int64_t a_rs, int64_t a_cs) nogil
-    void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work, int64_t ws)
 
 
 def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
@@ -351,9 +431,7 @@ def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
          cnp.ndarray c not None, int64_t c_rs, int64_t c_cs, int isa, int threads):
     """c (m x n, element strides) <- alpha*S [+ beta*c]; op(A)_ik = a[i*a_rs + k*a_cs] etc.
     alpha, beta: 1-element arrays of c's dtype."""
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef int dtype = _dtype_code(c)
     cdef const void *pal = cnp.PyArray_DATA(alpha)
     cdef const void *pbe = cnp.PyArray_DATA(beta)
@@ -428,11 +506,10 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
         return None
     if typenum == cnp.NPY_FLOAT32 and fabs(al) > FLT_MAX and isfinite(al):
         return None  # overflows float32: the general path's OverflowError
-    cdef rb_config cfg
-    cfg.isa = cr_isa_parse(getenv(b"REPROBLAS_ISA"))
-    cfg.threads = _env_threads()
-    if cfg.isa < 0 or cfg.threads < 0:
+    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
+    if isa < 0 or threads < 0:
         return None
+    cdef rb_context cfg = _context(isa, threads)
     cdef cnp.ndarray x = <cnp.ndarray>a, y = <cnp.ndarray>b
     cdef int64_t m = x.shape[1] if trans_a else x.shape[0], k = x.shape[0] if trans_a else x.shape[1]
     cdef int64_t a_rs, a_cs, kb, n = 1, b_rs = 1, b_cs = 1
@@ -479,9 +556,7 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
 def ger(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not None,
         cnp.ndarray a not None, int64_t a_rs, int64_t a_cs, int isa, int threads):
     """a (element strides) <- fma(x_i, alpha*y_j, a_ij); x, y contiguous."""
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef int dtype = _dtype_code(a)
     cdef int64_t m = x.shape[0]
     cdef int64_t n = y.shape[0]
@@ -501,28 +576,20 @@ def ger(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not No
         raise RuntimeError("reproblas core rejected ger")
 
 
-def set_l3_tuning(int64_t mc=0, int64_t nc=0, int64_t kc=0, int64_t min_work=0, int64_t ws=0):
-    """Level-2/3 block sizes, per-thread work and sequential gemm workspace
-    (elements) for tests (never change results); 0 restores defaults."""
-    rb_l3_set_tuning(mc, nc, kc, min_work, ws)
-
-
 # ---- convolution (src/c/reproblas/conv.h) ----
 
 cdef extern from "conv.h":
     ctypedef struct rb_conv_shape:
         int64_t n, c, h, w, k, r, s, p, q, stride_h, stride_w, pad_top, pad_left
         int64_t dilation_h, dilation_w, groups
-    int rb_conv2d(int dtype, int order, rb_config cfg, const rb_conv_shape *g, const void *x,
+    int rb_conv2d(int dtype, int order, rb_context cfg, const rb_conv_shape *g, const void *x,
                   const void *w, const void *bias, void *y) nogil
-    int rb_conv2d_grad_input(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+    int rb_conv2d_grad_input(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                              const void *grad_y, const void *w, void *grad_x) nogil
-    int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+    int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                               const void *x, const void *grad_y, void *grad_w) nogil
-    int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+    int rb_conv2d_grad_bias(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                             const void *grad_y, void *grad_b) nogil
-    void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc,
-                            int64_t batch)
 
 
 cpdef enum:
@@ -540,9 +607,7 @@ def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarra
     groups). a, b: the routine's inputs in the C order (b None for grad_bias)."""
     if (b is None) != (routine == CONV2D_GRAD_BIAS):
         raise TypeError(f"reproblas core: conv routine {routine} got the wrong operand count")
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef rb_conv_shape g
     (g.n, g.c, g.h, g.w, g.k, g.r, g.s, g.p, g.q, g.stride_h, g.stride_w, g.pad_top,
      g.pad_left, g.dilation_h, g.dilation_w, g.groups) = shape
@@ -571,17 +636,12 @@ def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarra
                            f"shape={shape})")
 
 
-def set_conv_tuning(int64_t chunk=0, int64_t kc=0, int64_t min_work=0, int64_t mc=0,
-                    int64_t batch=0):
-    """Convolution column chunk, kc, per-thread work, the sequential path's rows per
-    block and the table ints per batch of row classes, for tests (never change
-    results); 0 restores defaults."""
-    rb_conv_set_tuning(chunk, kc, min_work, mc, batch)
+# ---- trsv / trsm (src/c/reproblas/level3.h) ----
+
 cdef extern from "level3.h":
-    int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans, int unit,
+    int rb_trsm(int dtype, int order, rb_context cfg, int right, int lower, int trans, int unit,
                 int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs,
                 int64_t a_cs, void *b, int64_t b_rs, int64_t b_cs) nogil
-    void rb_trsm_set_tuning(int64_t mb, int64_t nb)
 
 
 def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray alpha,
@@ -589,9 +649,7 @@ def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray a
          int64_t m, int64_t n, int64_t b_rs, int64_t b_cs, int isa, int threads):
     """b (m x n, element strides) <- X with op(a) X = alpha b (left) or X op(a) = alpha b
     (right); alpha: a 1-element array of b's dtype, or None (no scaling: trsv)."""
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef int dtype = _dtype_code(b)
     cdef const void *pal = cnp.PyArray_DATA(alpha) if alpha is not None else NULL
     cdef const void *pa = cnp.PyArray_DATA(a)
@@ -609,14 +667,8 @@ def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray a
         raise RuntimeError(f"reproblas core rejected trsm (isa={isa}, order={order})")
 
 
-def set_trsm_tuning(int64_t mb=0, int64_t nb=0):
-    """trsm diagonal-block rows and panel width for tests (never change results);
-    0 restores defaults."""
-    rb_trsm_set_tuning(mb, nb)
-
-
 cdef extern from "level3.h":
-    int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *shape,
+    int rb_gemm_batched(int dtype, int order, rb_context cfg, int nd, const int64_t *shape,
                         const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs,
                         int64_t m, int64_t n, int64_t k, const void *alpha, const void *a,
                         int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs,
@@ -629,9 +681,7 @@ def matmul(int order, cnp.ndarray a not None, cnp.ndarray a_st not None,
     """c[..., m, n] = a[..., m, k] @ b[..., k, n] (alpha 1, beta 0) for every batch entry
     of c's shape; *_st: int64 element strides of each operand over c's dimensions
     (batch strides first, 0 where broadcast, then the row and column strides)."""
-    cdef rb_config cfg
-    cfg.isa = isa
-    cfg.threads = threads
+    cdef rb_context cfg = _context(isa, threads)
     cdef int dtype = _dtype_code(c)
     cdef int nd = c.ndim - 2
     cdef cnp.ndarray shape = np.array([c.shape[d] for d in range(c.ndim)], dtype=np.int64)

@@ -156,14 +156,11 @@ def test_self_overlapping_outputs(monkeypatch):
         out.append(buf[0])
         return out
 
-    try:
-        _core.set_l3_tuning(0, 0, 0, 1)  # parts of down to one row
+    with _core.tuning(l3={"min_work": 1}):  # parts of down to one row
         results = []
         for threads in (1, 2, 4):
             monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
             results += [run(), run()]
-    finally:
-        _core.set_l3_tuning()
     assert all(r == results[0] for r in results), results
     # what a fresh output assigned to the aliased one gives: its last element
     y = np.full(3000, 1.0)
@@ -211,14 +208,14 @@ def test_misaligned_and_views_are_equal():
 
 @pytest.fixture
 def small_splits():
-    _core.set_tuning(64, 50)
-    yield
-    _core.set_tuning(0, 0)
+    with _core.tuning(l1=(64, 50)):
+        yield
 
 
 def test_concurrent_python_threads(small_splits, monkeypatch):
     """Calls from several Python threads at once (the GIL is released; one
     uses the worker pool, the others their own threads) agree bitwise."""
+    import contextvars
     import threading
     monkeypatch.setenv("REPROBLAS_NUM_THREADS", "4")
     x = np.random.default_rng(4).standard_normal(100_003)
@@ -228,7 +225,9 @@ def test_concurrent_python_threads(small_splits, monkeypatch):
     def work():
         for _ in range(50):
             results.append((rb.sum(x, order="pairwise"), rb.nrm2(x, order="pairwise")))
-    threads = [threading.Thread(target=work) for _ in range(4)]
+    # each thread runs in a copy of this one's context: the same tuning
+    threads = [threading.Thread(target=contextvars.copy_context().run, args=(work,))
+               for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:

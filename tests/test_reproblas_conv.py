@@ -38,14 +38,8 @@ CASES = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def default_tuning():
-    yield
-    _core.set_conv_tuning()
-
-
 def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
-    return each_path(monkeypatch, _core.set_conv_tuning, tunings, isas, threads)
+    return each_path(monkeypatch, lambda t: {"conv": t}, tunings, isas, threads)
 
 
 def operands(case, dtype, seed=0):

@@ -69,16 +69,13 @@ def test_conv_matches_reference(case):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("REPROBLAS_ISA", isa)
         mp.setenv("REPROBLAS_NUM_THREADS", str(threads))
-        _core.set_conv_tuning(*tuning)
-        try:
-            with np.errstate(all="ignore"):
-                check(rb.conv2d(x, w, b, **params, order=order), cref.conv2d(x, w, b, *args),
-                      "conv2d")
-                check(rb.conv2d_grad_input(gy, w, xs, **params, order=order),
-                      cref.grad_input(gy, w, xs, *args), "grad_input")
-                check(rb.conv2d_grad_weight(x, gy, ws, **params, order=order),
-                      cref.grad_weight(x, gy, ws, *args), "grad_weight")
-                check(rb.conv2d_grad_bias(gy, order=order), cref.grad_bias(gy, order),
-                      "grad_bias")
-        finally:
-            _core.set_conv_tuning()
+        with _core.tuning(conv=tuning), np.errstate(all="ignore"):
+            check(rb.conv2d(x, w, b, **params, order=order), cref.conv2d(x, w, b, *args),
+                  "conv2d")
+            check(rb.conv2d_grad_input(gy, w, xs, **params, order=order),
+                  cref.grad_input(gy, w, xs, *args), "grad_input")
+            check(rb.conv2d_grad_weight(x, gy, ws, **params, order=order),
+                  cref.grad_weight(x, gy, ws, *args), "grad_weight")
+            check(rb.conv2d_grad_bias(gy, order=order), cref.grad_bias(gy, order),
+                  "grad_bias")
+

@@ -174,11 +174,8 @@ def test_threads_and_paths_agree(monkeypatch):
         for t in (1, 2, 3, 4):
             monkeypatch.setenv("REPROBLAS_ISA", isa)
             monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
-            _core.set_l3_tuning(min_work=1)
-            try:
+            with _core.tuning(l3={"min_work": 1}):
                 got = [rb.gemv(1.5, a, x), rb.gemm(1.5, a, b), rb.dot(x, x)]
-            finally:
-                _core.set_l3_tuning()
             assert all(ref.same_bits(g, w) for g, w in zip(got, want)), (isa, t)
     monkeypatch.setenv("REPROBLAS_NUM_THREADS", "0")
     with pytest.raises(ValueError, match="REPROBLAS_NUM_THREADS"):

@@ -26,12 +26,6 @@ SHAPES = [(0, 5, 3), (4, 0, 3), (3, 4, 0), (0, 0, 0), (1, 1, 1), (1, 7, 5), (6, 
 LAYOUTS = ["C", "F", "strided", "negative"]
 
 
-@pytest.fixture(autouse=True)
-def default_tuning():
-    yield
-    _core.set_l3_tuning()
-
-
 def data(rng, shape, dtype):
     """Spread-out magnitudes, both signs: a changed order changes the bits."""
     return (rng.standard_normal(shape) * 2.0 ** rng.integers(-12, 13, shape)).astype(dtype)
@@ -51,19 +45,20 @@ def layout(x, kind):
 
 
 def each_path(monkeypatch, tune, tunings, isas, threads):
-    """Runs the loop body under every (tuning, ISA, thread count), set through tune(*tuning)
-    and the environment knobs; yields each triple for failure messages."""
+    """Runs the loop body under every (tuning, ISA, thread count), set through
+    _core.tuning(**tune(tuning)) and the environment knobs; yields each triple for
+    failure messages."""
     for tuning in tunings:
-        tune(*tuning)
-        for isa in isas:
-            monkeypatch.setenv("REPROBLAS_ISA", isa)
-            for t in threads:
-                monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
-                yield (tuning, isa, t)
+        with _core.tuning(**tune(tuning)):
+            for isa in isas:
+                monkeypatch.setenv("REPROBLAS_ISA", isa)
+                for t in threads:
+                    monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
+                    yield (tuning, isa, t)
 
 
 def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
-    return each_path(monkeypatch, _core.set_l3_tuning, tunings, isas, threads)
+    return each_path(monkeypatch, lambda t: {"l3": t}, tunings, isas, threads)
 
 
 def operands(rng, m, n, k, dtype, trans_a, trans_b, lay_a, lay_b):

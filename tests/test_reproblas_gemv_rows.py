@@ -1,6 +1,6 @@
 """Row-major gemv (k contiguous) on shapes that the small shapes of
 test_reproblas_gemm.py never reach: a large A (edges of the row groups, special
-values), and k around the skew of the two-group row kernels (gemv_rows.inc:
+values), and k around the skew of the two-group row kernels (gemv/common.inc:
 the second group of W rows runs 512 bytes of terms behind the first). Against the literal SPEC reference on sampled rows, against the same
 rows computed in small calls (SPEC's batch invariance), and across CPU paths
 (the portable path has no row kernel) and thread counts."""
@@ -75,7 +75,7 @@ def test_large_row_major_gemv(order, monkeypatch):
 @pytest.mark.parametrize("order", ORDERS)
 def test_threads_on_an_a_from_dram(order, monkeypatch):
     """An A beyond RB_GEMV_DRAM_BYTES (32 MiB): one thread takes two row groups, several
-    threads one group each (gemv_rows.inc, gemv_two_groups); the same bits either way,
+    threads one group each (gemv/common.inc, gemv_two_groups); the same bits either way,
     and the reference's on sampled rows (group edges, the rows after the last group)."""
     dtype = np.float32
     rng = np.random.default_rng([23, ORDERS.index(order)])
@@ -116,16 +116,13 @@ def line_offset_views(a, stride):
 def check_every_path_and_split(monkeypatch, layouts, call, want, what):
     """call(v) for each layout v on every path and 1-4 threads, in parts of
     down to one row (min_work = 1): want's bits every time."""
-    try:
-        _core.set_l3_tuning(0, 0, 0, 1)
+    with _core.tuning(l3={"min_work": 1}):
         for isa in ISAS:
             monkeypatch.setenv("REPROBLAS_ISA", isa)
             for threads in (1, 2, 3, 4):
                 monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
                 for v in layouts:
                     assert ref.same_bits(call(v), want), (what, isa, threads)
-    finally:
-        _core.set_l3_tuning()
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -159,7 +156,7 @@ def test_pairwise_rows_read_as_whole_lines(dtype, monkeypatch):
     """Rows 16-byte aligned but not line-aligned (NumPy puts large arrays 16
     bytes into a line): the AVX-512 float32 pairwise row kernel reads them as
     whole cache lines and moves each chunk's 4-term blocks into place
-    (gemv_rows.inc, pw_rows_leaf_lines), reading up to a line before and after
+    (gemv/rows_pw.inc, pw_rows_leaf_lines), reading up to a line before and after
     the terms. Every start in the line, row strides whose rows start at one or
     at several offsets in a line, and NaN / inf around and between the rows,
     which must not reach any result: the reference's bits on every path."""
@@ -185,7 +182,7 @@ def test_pairwise_rows_read_as_whole_lines(dtype, monkeypatch):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_short_heads_tails_and_last_rows(dtype, order, monkeypatch):
     """The terms before a row's first line boundary and after its last whole
-    block come from one block inside the rows (gemv_rows.inc, seq_rows_part:
+    block come from one block inside the rows (gemv/rows_seq.inc, seq_rows_part:
     k just above W on every path, heads of 0, 13 and 4 float32 terms), and the
     last rows of a thread's part, fewer than W, are the last W rows computed
     again and stored once (gemv_group_start): with beta != 0 a row stored twice

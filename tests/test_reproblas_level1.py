@@ -24,10 +24,9 @@ LENGTHS = sorted({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 
 @pytest.fixture(autouse=True)
 def small_splits():
     """Pieces of 64 terms and 50 elements per thread, so that thread splits and
-    the piece tree happen on short vectors (defaults are restored after)."""
-    _core.set_tuning(64, 50)
-    yield
-    _core.set_tuning(0, 0)
+    the piece tree happen on short vectors (for this test only)."""
+    with _core.tuning(l1=(64, 50)):
+        yield
 
 
 def data(rng, n, dtype):
@@ -48,12 +47,12 @@ def check_all_paths(routine, x, y, order, monkeypatch):
     default ones (whole vectors up to 2^15 terms go through one kernel call)."""
     want = ref.reduce(routine, x, y, order)
     for tuning in ((64, 50), (0, 0)):
-        _core.set_tuning(*tuning)
-        for isa in ISAS:
-            for threads in THREADS:
-                got = call(routine, x, y, order, isa, threads, monkeypatch)
-                assert type(got) is x.dtype.type
-                assert ref.same_bits(got, want), (routine, order, isa, threads, tuning, len(x))
+        with _core.tuning(l1=tuning):
+            for isa in ISAS:
+                for threads in THREADS:
+                    got = call(routine, x, y, order, isa, threads, monkeypatch)
+                    assert type(got) is x.dtype.type
+                    assert ref.same_bits(got, want), (routine, order, isa, threads, tuning, len(x))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -85,20 +84,20 @@ def test_orders_differ_on_test_data(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_long_vectors_default_splits(dtype, monkeypatch):
     """Default split sizes on 2^20 + 12345 elements (several pieces per thread)."""
-    _core.set_tuning(0, 0)
-    rng = np.random.default_rng(7)
-    n = (1 << 20) + 12345
-    x, y = data(rng, n, dtype), data(rng, n, dtype)
-    for routine in REDUCTIONS:
-        yy = y if routine == "dot" else None
-        want = {"pairwise": ref.reduce(routine, x, yy, "pairwise")}
-        if routine in ("sum", "asum"):  # the fma chains are too slow in Python here
-            want["sequential"] = ref.reduce(routine, x, yy, "sequential")
-        results = {(o, isa, t): call(routine, x, yy, o, isa, t, monkeypatch)
-                   for o in ORDERS for isa in ISAS for t in THREADS}
-        for (o, isa, t), got in results.items():
-            expected = want.get(o, results[(o, ISAS[0], 1)])
-            assert ref.same_bits(got, expected), (routine, o, isa, t)
+    with _core.tuning(l1=(0, 0)):
+        rng = np.random.default_rng(7)
+        n = (1 << 20) + 12345
+        x, y = data(rng, n, dtype), data(rng, n, dtype)
+        for routine in REDUCTIONS:
+            yy = y if routine == "dot" else None
+            want = {"pairwise": ref.reduce(routine, x, yy, "pairwise")}
+            if routine in ("sum", "asum"):  # the fma chains are too slow in Python here
+                want["sequential"] = ref.reduce(routine, x, yy, "sequential")
+            results = {(o, isa, t): call(routine, x, yy, o, isa, t, monkeypatch)
+                       for o in ORDERS for isa in ISAS for t in THREADS}
+            for (o, isa, t), got in results.items():
+                expected = want.get(o, results[(o, ISAS[0], 1)])
+                assert ref.same_bits(got, expected), (routine, o, isa, t)
 
 
 def strided(rng, values, stride):
@@ -309,31 +308,31 @@ def test_pairwise_kernel_blocks(dtype, monkeypatch):
     multiples and the default piece (2^15), whole vectors in one kernel call;
     then long vectors of special values (signed zeros, infinities, NaN,
     subnormals), where every lane of a block carries one."""
-    _core.set_tuning(0, 0)
-    rng = np.random.default_rng(17)
-    for n in (64, 65, 255, 256, 257, 768, 1024 + 255, 2048, 5 * 1024 + 1, (1 << 15) - 1,
-              (1 << 15) + 257):
-        x, y = data(rng, n, dtype), data(rng, n, dtype)
-        for routine in REDUCTIONS:
-            yy = y if routine == "dot" else None
-            want = ref.reduce(routine, x, yy, "pairwise")
-            for isa in ISAS:
-                for threads in (1, 2):
-                    got = call(routine, x, yy, "pairwise", isa, threads, monkeypatch)
-                    assert ref.same_bits(got, want), (routine, isa, threads, n)
-    pool = np.array(SPECIALS[dtype], dtype=dtype)
-    for trial in range(12):
-        n = int(rng.integers(256, 3000))
-        choices = pool if trial % 2 else pool[np.isfinite(pool)]
-        if trial % 4 == 0:  # only zeros: the sign of the root depends on every term
-            choices = np.array([0.0, -0.0], dtype=dtype) if trial % 8 else np.array([-0.0], dtype)
-        x, y = rng.choice(choices, n), rng.choice(choices, n)
-        for routine in REDUCTIONS:
-            yy = y if routine == "dot" else None
-            want = ref.reduce(routine, x, yy, "pairwise")
-            for isa in ISAS:
-                got = call(routine, x, yy, "pairwise", isa, 1, monkeypatch)
-                assert ref.same_bits(got, want), (routine, isa, n, trial)
+    with _core.tuning(l1=(0, 0)):
+        rng = np.random.default_rng(17)
+        for n in (64, 65, 255, 256, 257, 768, 1024 + 255, 2048, 5 * 1024 + 1, (1 << 15) - 1,
+                  (1 << 15) + 257):
+            x, y = data(rng, n, dtype), data(rng, n, dtype)
+            for routine in REDUCTIONS:
+                yy = y if routine == "dot" else None
+                want = ref.reduce(routine, x, yy, "pairwise")
+                for isa in ISAS:
+                    for threads in (1, 2):
+                        got = call(routine, x, yy, "pairwise", isa, threads, monkeypatch)
+                        assert ref.same_bits(got, want), (routine, isa, threads, n)
+        pool = np.array(SPECIALS[dtype], dtype=dtype)
+        for trial in range(12):
+            n = int(rng.integers(256, 3000))
+            choices = pool if trial % 2 else pool[np.isfinite(pool)]
+            if trial % 4 == 0:  # only zeros: the sign of the root depends on every term
+                choices = np.array([0.0, -0.0], dtype=dtype) if trial % 8 else np.array([-0.0], dtype)
+            x, y = rng.choice(choices, n), rng.choice(choices, n)
+            for routine in REDUCTIONS:
+                yy = y if routine == "dot" else None
+                want = ref.reduce(routine, x, yy, "pairwise")
+                for isa in ISAS:
+                    got = call(routine, x, yy, "pairwise", isa, 1, monkeypatch)
+                    assert ref.same_bits(got, want), (routine, isa, n, trial)
 
 
 def test_python_float_alpha_rounded_in_the_library_environment():

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import reproblas as rb
-from reproblas import _core
 import test_reproblas_reference as ref
 from test_reproblas_gemm import ISAS, ORDERS, data, each_config, layout
 
@@ -14,12 +13,6 @@ from test_reproblas_gemm import ISAS, ORDERS, data, each_config, layout
 TUNINGS = [(0, 0, 0, 0), (1, 1, 3, 1), (16, 12, 8, 1)]
 CASES = [((3, 1, 9, 7), (4, 7, 5)), ((2, 6, 1, 11), (11, 13)), ((5, 4, 3), (5, 3, 1)),
          ((2, 3, 1, 4), (1, 1, 4, 6)), ((7, 2), (3, 2, 9))]
-
-
-@pytest.fixture(autouse=True)
-def default_tuning():
-    yield
-    _core.set_l3_tuning()
 
 
 def entries(a, b, out_shape):

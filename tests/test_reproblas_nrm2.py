@@ -20,12 +20,6 @@ ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
 LENGTHS = [1, 2, 7, 37, 1000, 5001]
 
 
-@pytest.fixture(autouse=True)
-def default_tuning():
-    yield
-    _core.set_tuning(0, 0)
-
-
 def cluster(rng, n, lo, hi, dtype):
     """n values of both signs with exponents in [lo, hi), random significands."""
     sig = 1 + rng.random(n)
@@ -86,13 +80,13 @@ def test_nrm2_one_pass_edges(order, dtype, monkeypatch):
             if order == "pairwise" and not ref.same_bits(unscaled(x, dtype), want):
                 differs.add(name)
             for tuning in ((64, 50), (0, 0)):
-                _core.set_tuning(*tuning)
-                for isa in ISAS:
-                    monkeypatch.setenv("REPROBLAS_ISA", isa)
-                    for threads in (1, 2, 3, 4):
-                        monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
-                        got = rb.nrm2(x, order=order)
-                        assert ref.same_bits(got, want), (name, n, isa, threads, tuning)
+                with _core.tuning(l1=tuning):
+                    for isa in ISAS:
+                        monkeypatch.setenv("REPROBLAS_ISA", isa)
+                        for threads in (1, 2, 3, 4):
+                            monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+                            got = rb.nrm2(x, order=order)
+                            assert ref.same_bits(got, want), (name, n, isa, threads, tuning)
     if order == "pairwise":
         # the data can tell the paths apart: below the threshold (and for
         # subnormals or overflow) the unscaled tree is wrong

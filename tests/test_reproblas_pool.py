@@ -1,5 +1,5 @@
 """The thread pool's scheduling hint leaves no trace: a worker that woke on its
-caller's CPU moves itself once (src/c/reproblas/thread.c, leave_caller_cpu) and
+caller's CPU moves itself once (src/c/reproblas/frame/thread.c, leave_caller_cpu) and
 must restore its own affinity mask; results never depend on it."""
 import os
 import sys
@@ -28,8 +28,8 @@ def test_worker_moves_keep_affinity_and_bits(monkeypatch):
     monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
     want = reproblas.gemm(1.0, a, b)
     monkeypatch.setenv("REPROBLAS_NUM_THREADS", "2")
-    _core.set_l3_tuning(min_work=1)  # split even this small product over both threads
-    try:
+    # split even this small product over both threads
+    with _core.tuning(l3={"min_work": 1}):
         mask = os.sched_getaffinity(0)
         before = _core.pool_moves()
         # Calls after pauses longer than the pool's 2 ms of polling find the
@@ -50,7 +50,5 @@ def test_worker_moves_keep_affinity_and_bits(monkeypatch):
             time.sleep(0.001)
         for tid, m in kept.items():
             assert m == mask, f"thread {tid} kept affinity {sorted(m)}, process has {sorted(mask)}"
-    finally:
-        _core.set_l3_tuning()
     if moved == 0:
         pytest.skip("the scheduler never woke the worker on its caller's CPU here")

@@ -16,9 +16,8 @@ ISAS = [name for name in _core.isa_names() if _core.isa_code(name) >= 0]
 
 @pytest.fixture(autouse=True, scope="module")
 def small_splits():
-    _core.set_tuning(8, 16)  # thread splits and piece trees on short vectors
-    yield
-    _core.set_tuning(0, 0)
+    with _core.tuning(l1=(8, 16)):  # thread splits and piece trees on short vectors
+        yield
 
 
 def vectors(dtype):

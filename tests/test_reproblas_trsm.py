@@ -25,16 +25,9 @@ TUNINGS = [((0, 0), (0, 0, 0, 0)), ((1, 1), (1, 1, 3, 1)), ((4, 3), (5, 4, 3, 1)
 FLAGS = list(itertools.product([False, True], repeat=3))  # lower, trans, unit
 
 
-@pytest.fixture(autouse=True)
-def default_tuning():
-    yield
-    _core.set_trsm_tuning()
-    _core.set_l3_tuning()
-
-
-def _tune(trsm_tuning, gemm_tuning):
-    _core.set_trsm_tuning(*trsm_tuning)
-    _core.set_l3_tuning(*gemm_tuning)
+def _tune(tuning):
+    trsm_tuning, gemm_tuning = tuning
+    return {"trsm": trsm_tuning, "l3": gemm_tuning}
 
 
 def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
@@ -289,8 +282,8 @@ def test_columns_and_rows_are_independent(draw):
     a = layout(a, d(st.sampled_from(LAYOUTS)))
     b = layout(data(rng, (m, n), dtype), d(st.sampled_from(LAYOUTS)))
     alpha = dtype(d(st.sampled_from([1.0, -2.0, 0.375])))
-    _core.set_trsm_tuning(d(st.sampled_from([0, 1, 2, 4, 8])), d(st.integers(0, 9)))
-    with pytest.MonkeyPatch.context() as mp:
+    tuning = (d(st.sampled_from([0, 1, 2, 4, 8])), d(st.integers(0, 9)))
+    with pytest.MonkeyPatch.context() as mp, _core.tuning(trsm=tuning):
         mp.setenv("REPROBLAS_ISA", d(st.sampled_from(ISAS)))
         mp.setenv("REPROBLAS_NUM_THREADS", str(d(st.integers(1, 4))))
         x = rb.trsm(alpha, a, b, side=side, lower=lower, trans_a=trans, unit_diagonal=unit,
@@ -300,6 +293,5 @@ def test_columns_and_rows_are_independent(draw):
             rhs = alpha * (b[:, k] if side == "left" else b[k, :])
         one = rb.trsv(a, rhs, lower=lower, trans=trans != (side == "right"), unit_diagonal=unit,
                       order=order)
-    _core.set_trsm_tuning()
     assert ref.same_bits(x[:, k] if side == "left" else x[k, :], one)
     assert np.isfinite(one).all()

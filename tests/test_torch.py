@@ -272,16 +272,13 @@ def hashes_over_configs(monkeypatch, run):
     found = {}
     try:
         for tuning, conv_tuning in [((0, 0, 0, 0), (0, 0, 0, 0)), ((2, 3, 5, 1), (3, 5, 1, -1))]:
-            _core.set_l3_tuning(*tuning)
-            _core.set_conv_tuning(*conv_tuning)
-            for isa in ISAS:
-                monkeypatch.setenv("REPROBLAS_ISA", isa)
-                for threads in (1, 2, 3, 4):
-                    monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
-                    found[(tuning, isa, threads)] = run()
+            with _core.tuning(l3=tuning, conv=conv_tuning):
+                for isa in ISAS:
+                    monkeypatch.setenv("REPROBLAS_ISA", isa)
+                    for threads in (1, 2, 3, 4):
+                        monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+                        found[(tuning, isa, threads)] = run()
     finally:
-        _core.set_l3_tuning()
-        _core.set_conv_tuning()
         torch.set_num_threads(torch_threads)
     return found
 

@@ -14,7 +14,7 @@
 #include "isa.h"
 
 void *rb_l3_scratch(size_t bytes);
-#include "gemm_avx2.c" /* the engine's static kernels: seq_gemm_f32, pw_gemm_f64, ... */
+#include "kernels/avx2/gemm.c" /* the engine's static kernels: seq_gemm_f32, pw_gemm_f64, ... */
 void *rb_l3_scratch(size_t bytes) { return malloc(bytes); }
 
 static double cpu_now(void) {

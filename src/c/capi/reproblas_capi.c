@@ -39,7 +39,8 @@ const char *reproblas_error_string(int code) {
 static size_t rb_size(int dtype) { return dtype == RB_F32 ? sizeof(float) : sizeof(double); }
 
 /* The knobs, read at every call (SPEC §4). */
-static int rb_capi_config(rb_config *cfg) {
+static int rb_capi_config(rb_context *cfg) {
+  *cfg = rb_context_default(0, 1);
   int status = capi_isa_from_env("REPROBLAS_ISA", &cfg->isa);
   if (status != 0) return status;
   int set = capi_positive_int_from_env("REPROBLAS_NUM_THREADS", &cfg->threads);
@@ -171,7 +172,7 @@ static int rb_capi_reduce(int kind, int dtype, int64_t n, const void *x, int64_t
   if (kind == RB_CAPI_DOT && (incy == 0 || !rb_vector_ok(n, incy, size))) return -5;
   if (result == NULL) return -4 - shift;
   if (!rb_valid_order(order)) return -5 - shift;
-  rb_config cfg;
+  rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   int own_x, own_y = 0;
@@ -201,7 +202,7 @@ static int rb_capi_iamax(int dtype, int64_t n, const void *x, int64_t incx, int6
   if (x == NULL) return -2;
   if (incx == 0 || !rb_vector_ok(n, incx, rb_size(dtype))) return -3;
   if (index == NULL) return -4;
-  rb_config cfg;
+  rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   int own;
@@ -223,7 +224,7 @@ static int rb_capi_update(int dtype, int64_t n, const void *alpha, const void *x
   if (incx == 0 || !rb_vector_ok(n, incx, size)) return -4;
   if (is_axpy && y == NULL && n > 0) return -5;
   if (is_axpy && (incy == 0 || !rb_vector_ok(n, incy, size))) return -6;
-  rb_config cfg;
+  rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   if (n == 0) return REPROBLAS_SUCCESS;
@@ -271,7 +272,7 @@ static int rb_capi_gemv(int dtype, int layout, int trans, int64_t m, int64_t n,
   if (y == NULL && rows > 0) return -11;
   if (incy == 0 || !rb_vector_ok(rows, incy, size)) return -12;
   if (!rb_valid_order(order)) return -13;
-  rb_config cfg;
+  rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   int64_t a_rs, a_cs;
@@ -296,7 +297,7 @@ static int rb_capi_ger(int dtype, int layout, int64_t m, int64_t n, const void *
   if (incy == 0 || !rb_vector_ok(any ? n : 0, incy, size)) return -8;
   if (a == NULL && any) return -9;
   if (!rb_ld_ok(layout, m, n, lda) || !rb_matrix_ok(layout, m, n, lda, size)) return -10;
-  rb_config cfg;
+  rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0 || !any) return status;
   int own_x, own_y = 0;
@@ -334,7 +335,7 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
   if (c == NULL && m > 0 && n > 0) return -13;
   if (!rb_ld_ok(layout, m, n, ldc) || !rb_matrix_ok(layout, m, n, ldc, size)) return -14;
   if (!rb_valid_order(order)) return -15;
-  rb_config cfg;
+  rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   int64_t a_rs, a_cs, b_rs, b_cs, c_rs, c_cs;
@@ -355,7 +356,7 @@ static int rb_valid_diag(int v) { return v == ReproblasNonUnit || v == Reproblas
 static int rb_capi_solve(int dtype, int right, int layout, int uplo, int trans, int diag,
                          int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
                          void *b, int64_t b_rs, int64_t b_cs, int order) {
-  rb_config cfg;
+  rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   int64_t a_rs, a_cs;
@@ -446,7 +447,7 @@ static int rb_capi_conv(int kind, int dtype, const reproblas_conv2d_shape *shape
   if (kind != RB_CAPI_GRAD_BIAS && in2 == NULL && need[1]) return -3;
   if (out == NULL && need[2]) return -(last - 1);
   if (!rb_valid_order(order)) return -last;
-  rb_config cfg;
+  rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   int core = rb_core_order(order), rc;

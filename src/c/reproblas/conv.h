@@ -22,7 +22,7 @@
 
 #include "level1.h"
 
-int rb_gather_gemm(int dtype, int order, rb_config cfg, int64_t rows, int64_t terms,
+int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t terms,
                    int64_t cols, const void *at, const int64_t *aoff, const void *src,
                    const int64_t *toff, const int64_t *coff, void *dst, const int64_t *doff,
                    int64_t drow, const void *bias);
@@ -42,7 +42,7 @@ typedef struct {
  * (⊕ bias[i] when bias != NULL; no terms: +0), for rows i < rows, where
  * A(i, u) = a[i*a_rs + (u / tin)*t_os + u % tin] for u < terms (the weights
  * in place: runs of tin contiguous terms). Same returns as rb_gather_gemm. */
-int rb_conv_seq(int dtype, rb_config cfg, int64_t rows, int64_t terms, const void *a,
+int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const void *a,
                 int64_t a_rs, int64_t tin, int64_t t_os, int64_t nclasses,
                 const rb_conv_class *cls, const void *src, void *dst, int64_t drow,
                 const void *bias);
@@ -72,21 +72,13 @@ int rb_conv_shape_ok(const rb_conv_shape *g);
  * planning into gather gemms (conv_driver.c) that the Python layer and the C
  * ABI share. Return 0, -1 for a bad dtype/order/isa/shape, -2 out of memory,
  * RB_STOPPED when stopped (thread.h; the output partly written). */
-int rb_conv2d(int dtype, int order, rb_config cfg, const rb_conv_shape *g, const void *x,
+int rb_conv2d(int dtype, int order, rb_context cfg, const rb_conv_shape *g, const void *x,
               const void *w, const void *bias, void *y);
-int rb_conv2d_grad_input(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+int rb_conv2d_grad_input(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                          const void *grad_y, const void *w, void *grad_x);
-int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                           const void *x, const void *grad_y, void *grad_w);
-int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+int rb_conv2d_grad_bias(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                         const void *grad_y, void *grad_b);
-
-/* Test knobs (they never change results): columns per chunk, terms per kc
- * block, the multiply-adds below which one thread is used, rows per mc
- * block of the sequential path, and the table ints per batch of row classes
- * (conv_driver.c; values < 1 restore the defaults). Not thread-safe. */
-void rb_conv_set_tuning(int64_t chunk, int64_t kc, int64_t min_work, int64_t mc, int64_t batch);
-/* The batch knob, or `fallback` when it is at its default. */
-int64_t rb_conv_batch_ints(int64_t fallback);
 
 #endif /* RB_CONV_H */

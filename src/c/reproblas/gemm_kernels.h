@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "context.h"
+
 #define RB_DECLARE_L3_TABLE(T, SFX)                                                    \
   typedef struct {                                                                     \
     int64_t m, n, k;                                                                   \
@@ -88,7 +90,7 @@ void *rb_l3_scratch(size_t bytes);
  * starting for `work` multiply-adds over `units` split units, and the gemm
  * cache blocks (kc by element size). */
 const void *rb_l3_table(int dtype, int isa);
-int rb_l3_parts(int threads, int64_t work, int64_t units);
-void rb_l3_blocks(int64_t elem_size, int64_t *mc, int64_t *nc, int64_t *kc);
+void rb_l3_blocks(const rb_context *cx, int64_t elem_size, int64_t *mc, int64_t *nc,
+                  int64_t *kc);
 
 #endif /* RB_GEMM_KERNELS_H */

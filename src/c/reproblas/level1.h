@@ -11,34 +11,24 @@
 
 #include <stdint.h>
 
+#include "context.h"
+
 enum rb_dtype { RB_F32 = 0, RB_F64 = 1 };
 enum rb_order { RB_SEQUENTIAL = 0, RB_PAIRWISE = 1 };
 
-typedef struct {
-  int isa;     /* enum cr_isa, already checked as supported */
-  int threads; /* >= 1 */
-} rb_config;
-
 /* Reductions: *out (a float or a double, by dtype) receives the result.
  * y is only read by rb_dot. Return 0, or -1 for a bad dtype/order/isa. */
-int rb_sum(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out);
-int rb_asum(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out);
-int rb_dot(int dtype, int order, rb_config cfg, const void *x, const void *y, int64_t n,
+int rb_sum(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out);
+int rb_asum(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out);
+int rb_dot(int dtype, int order, rb_context cfg, const void *x, const void *y, int64_t n,
            void *out);
-int rb_nrm2(int dtype, int order, rb_config cfg, const void *x, int64_t n, void *out);
+int rb_nrm2(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out);
 
 /* First NaN, else smallest k with abs(x_k) maximal; -1 when n = 0; -2 on a bad argument. */
-int64_t rb_iamax(int dtype, rb_config cfg, const void *x, int64_t n);
+int64_t rb_iamax(int dtype, rb_context cfg, const void *x, int64_t n);
 
 /* y_k = fma(alpha, x_k, y_k); x_k = alpha * x_k. *alpha has the array's type. */
-int rb_axpy(int dtype, rb_config cfg, const void *alpha, const void *x, void *y, int64_t n);
-int rb_scal(int dtype, rb_config cfg, const void *alpha, void *x, int64_t n);
-
-/* Work-splitting knobs (tests use small values to exercise the splits on
- * small vectors; the splits never change results). piece: the subtree size
- * (a power of two) that pairwise reductions hand to threads; min_per_thread:
- * elements below which a call uses fewer threads. Values < 1 restore the
- * defaults. Not thread-safe: set before use. */
-void rb_set_tuning(int64_t piece, int64_t min_per_thread);
+int rb_axpy(int dtype, rb_context cfg, const void *alpha, const void *x, void *y, int64_t n);
+int rb_scal(int dtype, rb_context cfg, const void *alpha, void *x, int64_t n);
 
 #endif /* RB_LEVEL1_H */

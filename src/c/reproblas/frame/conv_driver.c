@@ -177,7 +177,7 @@ static offsets class_base(const conv_class *cl) { return (offsets){cl->base, 0, 
 /* The pairwise order, one gather gemm per class: its A, the weights as
  * (src channel, r, s, dst channel), terms x rows per group (a class's taps
  * are a block of it), through a row-offset table. */
-static int pairwise_classes(int dtype, rb_config cfg, const rb_conv_shape *g, int transposed,
+static int pairwise_classes(int dtype, rb_context cfg, const rb_conv_shape *g, int transposed,
                             int64_t npairs, const rb_conv_class *cls, const void *w,
                             const void *src, const void *bias, void *dst) {
   const int64_t cg = g->c / g->groups, kg = g->k / g->groups, rs = g->r * g->s;
@@ -214,7 +214,7 @@ static int pairwise_classes(int dtype, rb_config cfg, const rb_conv_shape *g, in
 
 typedef struct {
   int dtype, order, transposed;
-  rb_config cfg;
+  rb_context cfg;
   const rb_conv_shape *g;
   const void *w, *src, *bias;
   void *dst;
@@ -238,7 +238,7 @@ static int64_t batch_end(const conv_gather *q, const conv_axis *ay, const conv_a
   *ints = pair_ints(q, ay, ax, e0);
   for (; e1 < npairs; ++e1) {
     const int64_t more = pair_ints(q, ay, ax, e1);
-    if (*ints + more > rb_conv_batch_ints(CONV_BATCH_INTS)) break;
+    if (*ints + more > (q->cfg.conv_batch ? q->cfg.conv_batch : CONV_BATCH_INTS)) break;
     *ints += more;
   }
   return e1;
@@ -292,9 +292,10 @@ static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_ax
 /* conv2d (transposed == 0: src = x, dst = y, the forward index map) or its
  * input gradient (transposed != 0: src = grad_y, dst = grad_x), w the
  * weights (K, C/groups, R, S). */
-static int gather_convolution(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+static int gather_convolution(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                               int transposed, const void *w, const void *src,
                               const void *bias, void *dst) {
+  cfg = rb_context_fix(cfg);
   conv_gather q = {dtype, order, transposed, cfg, g, w, src, bias, dst,
                    transposed ? g->k : g->c, transposed ? g->p : g->h, transposed ? g->q : g->w,
                    transposed ? g->c : g->k, transposed ? g->h : g->p, transposed ? g->w : g->q,
@@ -335,14 +336,14 @@ static int conv_args_ok(int dtype, int order, const rb_conv_shape *g) {
          rb_conv_shape_ok(g);
 }
 
-int rb_conv2d(int dtype, int order, rb_config cfg, const rb_conv_shape *g, const void *x,
+int rb_conv2d(int dtype, int order, rb_context cfg, const rb_conv_shape *g, const void *x,
               const void *w, const void *bias, void *y) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   if (g->n == 0 || g->k == 0) return 0;
   return gather_convolution(dtype, order, cfg, g, 0, w, x, bias, y);
 }
 
-int rb_conv2d_grad_input(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+int rb_conv2d_grad_input(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                          const void *grad_y, const void *w, void *grad_x) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   if (g->n == 0 || g->c == 0 || g->h == 0 || g->w == 0) return 0;
@@ -364,7 +365,7 @@ static int64_t tap_range(int64_t size, int64_t out, int64_t stride, int64_t pad,
 
 /* Per tap (r, s) and group: gw[k, c', r, s] = the gemm over the terms (n, p, q)
  * of grad_y (k rows) and x (c' rows), both gathered to contiguous rows. */
-int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                           const void *x, const void *grad_y, void *grad_w) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   const int64_t cg = g->c / g->groups, kg = g->k / g->groups, size = conv_size(dtype);
@@ -415,7 +416,7 @@ int rb_conv2d_grad_weight(int dtype, int order, rb_config cfg, const rb_conv_sha
 
 /* gb[k]: the terms grad_y[n, k, p, q] as a gemv with ones (g ⊗ 1 = g and
  * fma(g, 1, S) = S ⊕ g: the plain terms in order), rows gathered per k. */
-int rb_conv2d_grad_bias(int dtype, int order, rb_config cfg, const rb_conv_shape *g,
+int rb_conv2d_grad_bias(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                         const void *grad_y, void *grad_b) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   if (g->k == 0) return 0;

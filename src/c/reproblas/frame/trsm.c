@@ -4,43 +4,35 @@
 #include "gemm_kernels.h"
 #include "level3.h"
 
-#include "../common/fp_env.h"
+#include "../../common/fp_env.h"
 #include "order/order.h"
+#include "partition.h"
 #include "thread.h"
 
-/* mb: rows of a diagonal block (its row kernel is slower than the gemm
- * update, so it is small against n; a power of two for the pairwise tree);
- * nb: right-hand sides per panel (each gemm update reuses its packed M block
- * over them). */
-enum { RB_TRSM_DEFAULT_MB = 128, RB_TRSM_DEFAULT_NB = 256, RB_TRSM_SPLIT = 16 };
-static int64_t trsm_mb = RB_TRSM_DEFAULT_MB, trsm_nb = RB_TRSM_DEFAULT_NB;
-
-void rb_trsm_set_tuning(int64_t mb, int64_t nb) {
-  trsm_mb = mb >= 1 ? rb_pow2_floor(mb) : RB_TRSM_DEFAULT_MB;
-  trsm_nb = nb >= 1 ? nb : RB_TRSM_DEFAULT_NB;
-}
+/* Right-hand sides are split among threads in multiples of RB_TRSM_SPLIT. */
+enum { RB_TRSM_SPLIT = 16 };
 
 typedef struct {
   int (*solve)(const void *job, int64_t k0, int64_t k1);
   const void *job;
   int64_t units, nrhs, item;
-  int status[256];
+  int status[RB_MAX_PARTS];
 } trsm_split;
 
 /* A part's right-hand sides go item by item (whole panels, about
  * TRSM_ITEM_WORK multiply-adds), with a stop poll before each; every
  * right-hand side is solved alone, so the cuts never change a bit. */
 #define TRSM_ITEM_WORK ((int64_t)1 << 26)
-static int64_t trsm_item(int64_t nsys) {
-  const int64_t unit = (trsm_nb + RB_TRSM_SPLIT - 1) / RB_TRSM_SPLIT * RB_TRSM_SPLIT;
+static int64_t trsm_item(int64_t nsys, int64_t nb) {
+  const int64_t unit = (nb + RB_TRSM_SPLIT - 1) / RB_TRSM_SPLIT * RB_TRSM_SPLIT;
   const int64_t per_rhs = nsys / 2 * nsys + 1, per_unit = unit * per_rhs;
   return per_unit >= TRSM_ITEM_WORK ? unit : TRSM_ITEM_WORK / per_unit * unit;
 }
 
 static void trsm_part(void *ctx, int part, int parts) {
   trsm_split *s = ctx;
-  int64_t lo = s->units * part / parts * RB_TRSM_SPLIT, hi = s->units * (part + 1) / parts * RB_TRSM_SPLIT;
-  if (hi > s->nrhs) hi = s->nrhs;
+  const rb_share sh = rb_part_share(s->nrhs, RB_TRSM_SPLIT, part, parts);
+  const int64_t lo = sh.lo, hi = sh.hi;
   s->status[part] = 0;
   for (int64_t k0 = lo; k0 < hi && s->status[part] == 0 && !rb_stop_poll(); k0 += s->item)
     s->status[part] = s->solve(s->job, k0, hi - k0 < s->item ? hi : k0 + s->item);
@@ -51,14 +43,14 @@ static void trsm_part(void *ctx, int part, int parts) {
     const rb_l3_kernels_##SFX *kt = table;                                                  \
     rb_trsm_job_##SFX job = {nsys, nrhs, a, m_rs, m_cs, b, x_rs, x_cs,                     \
                              alpha ? *(const TT *)alpha : 1, alpha != NULL, lower, unit,   \
-                             order, trsm_mb, trsm_nb, 0, 0, 0};                            \
-    rb_l3_blocks(sizeof(TT), &job.mc, &job.nc, &job.kc);                                    \
+                             order, cx.trsm_mb, cx.trsm_nb, 0, 0, 0};                      \
+    rb_l3_blocks(&cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                              \
     s.solve = kt->trsm;                                                                     \
     s.job = &job;                                                                           \
     rb_parallel(parts, trsm_part, &s);                                                      \
   } while (0)
 
-int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans, int unit,
+int rb_trsm(int dtype, int order, rb_context cfg, int right, int lower, int trans, int unit,
             int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
             void *b, int64_t b_rs, int64_t b_cs) {
   const void *table = rb_l3_table(dtype, cfg.isa);
@@ -73,11 +65,12 @@ int rb_trsm(int dtype, int order, rb_config cfg, int right, int lower, int trans
   lower = (lower != 0) != t;
   const int64_t nsys = right ? n : m, nrhs = right ? m : n;
   const int64_t x_rs = right ? b_cs : b_rs, x_cs = right ? b_rs : b_cs;
+  const rb_context cx = rb_context_fix(cfg);
   trsm_split s;
   s.units = (nrhs + RB_TRSM_SPLIT - 1) / RB_TRSM_SPLIT;
   s.nrhs = nrhs;
-  s.item = trsm_item(nsys);
-  int parts = rb_l3_parts(cfg.threads < 1 ? 1 : cfg.threads, nsys * nsys / 2 * nrhs, s.units);
+  s.item = trsm_item(nsys, cx.trsm_nb);
+  int parts = rb_part_count(nsys * nsys / 2 * nrhs, cx.min_work, cx.threads, s.units);
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32)
     RB_TRSM_RUN(f32, float);

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/fp_env.h"
+#include "../../common/fp_env.h"
+#include "partition.h"
 
-enum { RB_MAX_PARTS = 256 };
 /* Waits poll this long before they sleep: an idle worker for the next job
  * (calls in a loop then find it awake), the caller for the last part to end.
  * Waking a sleeping thread costs tens of microseconds on bare metal and up to

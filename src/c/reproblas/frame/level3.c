@@ -5,42 +5,18 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../common/fp_env.h"
-#include "../common/isa.h"
+#include "../../common/fp_env.h"
+#include "../../common/isa.h"
 #include "gemm_kernels.h"
+#include "partition.h"
 #include "thread.h"
 
-/* kc 0 = by dtype, 1 KiB of k: 256 float32 / 128 float64, so that the B
- * micro-panel (kc x nr) stays in L1. The A block (mc x kc, 256 KiB) takes
- * half of a 512 KiB L2: the micro-kernels sweep it once per B micro-panel,
- * and a block as large as L2 was evicted before its next sweep (measured on
- * AMD EPYC Zen 3, 1 thread: 256 rows up to 10% faster than 512). Pairwise
- * packs B again for every mc rows and keeps an mc x nc workspace of partial
- * sums per pending level (nc capped in gemm_engine.inc). */
-enum { RB_DEFAULT_MC = 256, RB_DEFAULT_NC = 2048, RB_DEFAULT_KC = 0 };
-#define RB_DEFAULT_MIN_WORK ((int64_t)1 << 20)
 /* A gemv multiply-add reads its element of A from memory and runs 8-16x
  * slower than a gemm one, so it counts 16: two threads from 2^16 terms
  * (n = 384 square). With gemm's threshold, 2-thread gemv stayed on one
  * thread up to n = 1024 (float32, AMD EPYC: n = 512 / 768 / 1024 went from
  * 14 / 16 / 16 GFLOP/s to 27 / 31 / 31, OpenBLAS 29 / 56 / 58). */
 #define RB_GEMV_WEIGHT 16
-/* Sequential gemm: each thread keeps partial sums of up to WS elements (rows
- * x nc: 1024 x 2048 by default, 8 MiB float32 / 16 MiB float64), so that a
- * packed kc x nc block of op(B) serves that many rows, not mc (1 thread,
- * float32, n = 1024-2048: B packing went from 7-11% of the time to 1.5%). */
-#define RB_DEFAULT_WS ((int64_t)1 << 21)
-
-static int64_t l3_mc = RB_DEFAULT_MC, l3_nc = RB_DEFAULT_NC, l3_kc = RB_DEFAULT_KC,
-               l3_min_work = RB_DEFAULT_MIN_WORK, l3_ws = RB_DEFAULT_WS;
-
-void rb_l3_set_tuning(int64_t mc, int64_t nc, int64_t kc, int64_t min_work, int64_t ws) {
-  l3_mc = mc >= 1 ? mc : RB_DEFAULT_MC;
-  l3_nc = nc >= 1 ? nc : RB_DEFAULT_NC;
-  l3_kc = kc >= 1 ? kc : RB_DEFAULT_KC;
-  l3_min_work = min_work >= 1 ? min_work : RB_DEFAULT_MIN_WORK;
-  l3_ws = ws >= 1 ? ws : RB_DEFAULT_WS;
-}
 
 #if defined(__x86_64__)
 #define RB_TABLES(sfx) {&rb_l3_##sfx##_scalar, &rb_l3_##sfx##_avx2, &rb_l3_##sfx##_avx512}
@@ -85,29 +61,21 @@ void *rb_l3_scratch(size_t bytes) {
   return s->buf;
 }
 
-static int l3_ok(int dtype, rb_config cfg) {
+static int l3_ok(int dtype, rb_context cfg) {
   return (dtype == RB_F32 || dtype == RB_F64) && cfg.isa >= 0 && cfg.isa < CR_ISA_COUNT &&
          (dtype == RB_F32 ? l3_f32[cfg.isa] != NULL : l3_f64[cfg.isa] != NULL) &&
          cr_isa_supported(cfg.isa);
 }
 
 const void *rb_l3_table(int dtype, int isa) {
-  rb_config cfg = {.isa = isa, .threads = 1};
+  rb_context cfg = {.isa = isa, .threads = 1};
   if (!l3_ok(dtype, cfg)) return NULL;
   return dtype == RB_F32 ? (const void *)l3_f32[isa] : (const void *)l3_f64[isa];
 }
 
-void rb_l3_blocks(int64_t elem_size, int64_t *mc, int64_t *nc, int64_t *kc) {
-  *mc = l3_mc, *nc = l3_nc, *kc = l3_kc ? l3_kc : 1024 / elem_size;
-}
-
-/* Threads worth starting for `work` multiply-adds over `units` split units. */
-int rb_l3_parts(int threads, int64_t work, int64_t units) {
-  int64_t parts = work / l3_min_work;
-  if (parts > threads) parts = threads;
-  if (parts > units) parts = units;
-  if (parts > 256) parts = 256; /* l3_split.status, rb_parallel's limit */
-  return parts < 1 ? 1 : (int)parts;
+void rb_l3_blocks(const rb_context *cx, int64_t elem_size, int64_t *mc, int64_t *nc,
+                  int64_t *kc) {
+  *mc = cx->mc, *nc = cx->nc, *kc = cx->kc ? cx->kc : 1024 / elem_size;
 }
 
 /* The split units (rows or columns of C, tile multiples) of every batch
@@ -122,7 +90,7 @@ typedef struct {
   int64_t item_m, item_n; /* the work items' rows and columns (l3_items) */
   int by_rows, nd;
   const int64_t *shape, *a_bs, *b_bs, *c_bs;
-  int status[256];
+  int status[RB_MAX_PARTS];
 } l3_split;
 
 /* The rectangle [i0, i1) x [j0, j1) of C as work items of item_m x item_n,
@@ -166,8 +134,9 @@ static void l3_item_sizes(l3_split *s, int pw, int64_t k, int64_t mr, int64_t nr
   static void l3_part_##SFX(void *ctx, int part, int parts) {                                  \
     l3_split *s = ctx;                                                                         \
     const int64_t total = s->units * s->batch;                                                 \
-    int64_t u = total * part / parts;                                                          \
-    const int64_t u_end = total * (part + 1) / parts;                                          \
+    const rb_share sh = rb_part_share(total, 1, part, parts);                                  \
+    int64_t u = sh.lo;                                                                         \
+    const int64_t u_end = sh.hi;                                                               \
     s->status[part] = 0;                                                                       \
     while (u < u_end && s->status[part] == 0) {                                                \
       const int64_t e = u / s->units, first = e * s->units;                                    \
@@ -206,27 +175,27 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
     const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg.isa];                                        \
     rb_gemm_job_##SFX job = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs,           \
                              *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
-                             order, 0, 0, 0, l3_ws};                                          \
-    rb_l3_blocks(sizeof(TT), &job.mc, &job.nc, &job.kc);                                      \
+                             order, 0, 0, 0, cx.ws};                                          \
+    rb_l3_blocks(&cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
     int o = order == RB_PAIRWISE;                                                             \
     s.block = kt->block;                                                                      \
     s.job = &job;                                                                             \
     if (n == 1) {                                                                             \
       s.by_rows = 1, s.unit = kt->gemv_mr[o];                                                 \
     } else {                                                                                  \
-      s.by_rows = l3_rows_first(batch, m, n, kt->mr[o], kt->nr[o], threads);                  \
+      s.by_rows = l3_rows_first(batch, m, n, kt->mr[o], kt->nr[o], cx.threads);               \
       s.unit = s.by_rows ? kt->mr[o] : kt->nr[o];                                             \
     }                                                                                         \
     s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
     l3_item_sizes(&s, o, k, n == 1 ? kt->gemv_mr[o] : kt->mr[o], kt->nr[o], job.mc, job.nc,  \
                   job.ws);                                                                    \
-    parts = rb_l3_parts(threads, (n == 1 ? RB_GEMV_WEIGHT : 1) * batch * m * n * (k > 0 ? k : 1), \
-                        batch * s.units);                                                     \
+    parts = rb_part_count((n == 1 ? RB_GEMV_WEIGHT : 1) * batch * m * n * (k > 0 ? k : 1),    \
+                          cx.min_work, cx.threads, batch * s.units);                          \
     job.threaded = parts > 1;                                                                 \
     rb_parallel(parts, l3_part_##SFX, &s);                                                    \
   } while (0)
 
-int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *shape,
+int rb_gemm_batched(int dtype, int order, rb_context cfg, int nd, const int64_t *shape,
                     const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
                     int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
                     int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
@@ -252,7 +221,8 @@ int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *
     t_rs = c_rs, c_rs = c_cs, c_cs = t_rs;
     m = n, n = 1;
   }
-  int threads = cfg.threads < 1 ? 1 : cfg.threads, parts;
+  const rb_context cx = rb_context_fix(cfg);
+  int parts;
   l3_split s;
   s.m = m, s.n = n, s.batch = batch, s.nd = nd;
   s.shape = shape, s.a_bs = a_bs, s.b_bs = b_bs, s.c_bs = c_bs;
@@ -268,7 +238,7 @@ int rb_gemm_batched(int dtype, int order, rb_config cfg, int nd, const int64_t *
   return 0;
 }
 
-int rb_gemm(int dtype, int order, rb_config cfg, int64_t m, int64_t n, int64_t k,
+int rb_gemm(int dtype, int order, rb_context cfg, int64_t m, int64_t n, int64_t k,
             const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
             int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
   return rb_gemm_batched(dtype, order, cfg, 0, NULL, NULL, NULL, NULL, m, n, k, alpha, a, a_rs,
@@ -288,24 +258,25 @@ typedef struct {
 
 static void ger_part(void *ctx, int part, int parts) {
   const ger_split *g = ctx;
-  int64_t len = g->by_rows ? g->m : g->n, lo = len * part / parts, hi = len * (part + 1) / parts;
+  const rb_share sh = rb_part_share(g->by_rows ? g->m : g->n, 1, part, parts);
+  const int64_t lo = sh.lo, hi = sh.hi;
   if (g->by_rows)
     g->ger(hi - lo, g->n, g->x + lo * g->size, g->ay, g->a + lo * g->rs * g->size, g->rs, g->cs);
   else
     g->ger(g->m, hi - lo, g->x, g->ay + lo * g->size, g->a + lo * g->cs * g->size, g->rs, g->cs);
 }
 
-int rb_ger(int dtype, rb_config cfg, int64_t m, int64_t n, const void *alpha, const void *x,
+int rb_ger(int dtype, rb_context cfg, int64_t m, int64_t n, const void *alpha, const void *x,
            const void *y, void *a, int64_t a_rs, int64_t a_cs) {
   if (!l3_ok(dtype, cfg) || m < 0 || n < 0) return -1;
   if (m == 0 || n == 0) return 0;
   const int64_t size = dtype == RB_F32 ? 4 : 8;
   void *ay = malloc((size_t)(n * size));
   if (!ay) return -2;
-  int threads = cfg.threads < 1 ? 1 : cfg.threads;
+  const rb_context cx = rb_context_fix(cfg);
   /* split along the strided index, so each thread's writes are contiguous runs */
   int by_rows = a_cs == 1 || a_rs != 1;
-  int parts = rb_l3_parts(threads, m * n * 8, by_rows ? m : n);
+  int parts = rb_part_count(m * n * 8, cx.min_work, cx.threads, by_rows ? m : n);
   ger_split g = {NULL, m, n, a_rs, a_cs, size, x, ay, a, by_rows};
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {

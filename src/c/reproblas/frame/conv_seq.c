@@ -1,0 +1,263 @@
+/* The sequential order of conv.h: an implicit gemm over all classes.
+ *
+ * A (rows x terms, read from the weights in place) is packed once per call
+ * into panels of mr rows (panel p, term t at apack[(p*terms + t)*mr]); every
+ * class addresses its present terms in it (aidx = t*mr), so the border
+ * classes cost no copy of A.
+ * Output columns are cut into tiles of at most nr columns of one class; the
+ * micro-kernel reads each tile's B values straight from src. Loop nest per
+ * thread part: chunks of tiles > kc blocks of the full term list > mc rows of
+ * panels > tiles > panels, with each tile's chains carried in a workspace
+ * across the kc blocks (started at -0 in registers by a class's first block
+ * with terms): the A block (mc x kc) stays in L2 and one tile's B values in
+ * L1 while the panels run over them. A finished chunk is stored row group by
+ * row group (the kernel table's store: transposed, whole-vector runs). */
+#include "conv.h"
+
+#include <stdlib.h>
+
+#include "../../common/fp_env.h"
+#include "../../common/isa.h"
+#include "conv_kernels.h"
+#include "conv_scatter.h"
+#include "gemm_kernels.h"
+#include "partition.h"
+#include "thread.h"
+
+#if defined(__x86_64__)
+static const rb_conv_kernels *const conv_tiles[CR_ISA_COUNT] = {&rb_conv_scalar, &rb_conv_avx2,
+                                                                 &rb_conv_avx512};
+#else
+static const rb_conv_kernels *const conv_tiles[CR_ISA_COUNT] = {&rb_conv_scalar, NULL, NULL};
+#endif
+
+/* kc: terms per block by element size; mc: rows per block. */
+enum { SEQ_KC_BYTES = 512, SEQ_MC = 256, SEQ_CHUNK_COLS = 192 };
+#define SEQ_SCRATCH_MAX ((int64_t)64 << 20)
+
+typedef struct {
+  int dtype, nr, mr;
+  rb_conv_tile_fn tile;
+  rb_conv_pack_fn pack;
+  rb_conv_store_fn store;
+  int64_t rows, terms, panels, nkb, kc, mcp, chunk_tiles, ntiles, nclasses;
+  int row_parts, col_parts;
+  const char *a, *src, *bias;
+  int64_t a_rs, tin, t_os;
+  char *dst, *apack;
+  int64_t drow;
+  const rb_conv_class *cls;
+  const int64_t *aidx; /* per class, at cls_base[c] */
+  const int64_t *cls_base;
+  const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
+  char *ws; /* part p's workspace at ws + p*ws_bytes: the chains, and at ws_cols */
+  int64_t ws_bytes, ws_cols; /* the two column lists of seq_store, then the term cursors */
+} conv_seq;
+
+/* Part `part` packs its share of the panels of A. */
+static void seq_pack(void *ctx, int part, int parts) {
+  const conv_seq *s = ctx;
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8;
+  const rb_share sh = rb_part_share(s->panels, 1, part, parts);
+  for (int64_t p = sh.lo; p < sh.hi; ++p) {
+    const int64_t r0 = p * s->mr, nr = s->rows - r0 < s->mr ? s->rows - r0 : s->mr;
+    s->pack(s->terms, nr, s->a + r0 * s->a_rs * size, s->a_rs, s->tin, s->t_os,
+            s->apack + p * s->terms * s->mr * size);
+  }
+}
+
+/* Stores the finished tiles [c0, c1) x panels [p0, p1) of the workspace: S,
+ * or S ⊕ bias, through the kernel table's store (the chunk's columns in one
+ * list, so that runs cross tile boundaries); a class without terms is +0
+ * (SPEC §2, n = 0). coff, doff: room for the chunk's columns. */
+static void seq_store(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0, int64_t p1,
+                      const char *ws, int64_t *coff, int64_t *doff) {
+  static const float zero_f32[1] = {0};
+  static const double zero_f64[1] = {0};
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
+  int64_t n = 0;
+  for (int64_t tl = c0; tl < c1; ++tl) {
+    const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
+    const int64_t *d = cl->doff + s->tile_j0[tl], nc = s->tile_nc[tl];
+    for (int64_t p = p0; p < p1 && !cl->nterms; ++p) {
+      const int64_t i1 = s->rows < (p + 1) * s->mr ? s->rows : (p + 1) * s->mr;
+      if (s->dtype == RB_F32)
+        scatter_rows_f32(s->dst, s->drow, s->bias, d, nc, p * s->mr, i1, zero_f32, 0, 0);
+      else
+        scatter_rows_f64(s->dst, s->drow, s->bias, d, nc, p * s->mr, i1, zero_f64, 0, 0);
+    }
+    for (int64_t j = 0; j < nc && cl->nterms; ++j, ++n) {
+      coff[n] = (tl - c0) * (p1 - p0) * tile + j * s->mr;
+      doff[n] = d[j];
+    }
+  }
+  for (int64_t p = p0; p < p1 && n; ++p) {
+    const int64_t i0 = p * s->mr, i1 = s->rows < i0 + s->mr ? s->rows : i0 + s->mr;
+    s->store(n, coff, doff, ws + (p - p0) * tile * size, i1 - i0,
+             s->bias ? s->bias + i0 * size : NULL, s->dst + i0 * s->drow * size, s->drow);
+  }
+}
+
+/* The first of class cl's terms from t on that is not below `end` (binary
+ * search: the terms ascend). */
+static int64_t seq_terms_below(const rb_conv_class *cl, int64_t t, int64_t end) {
+  int64_t hi = cl->nterms;
+  while (t < hi) {
+    const int64_t mid = t + (hi - t) / 2;
+    if (cl->term[mid] < end)
+      t = mid + 1;
+    else
+      hi = mid;
+  }
+  return t;
+}
+
+/* The kc block of the next term of any tile [c0, c1) (nkb: none left); cur[i]
+ * is tile c0 + i's next term. Blocks no tile has terms in are skipped: with many
+ * small classes (a large kernel) most blocks are empty for most tiles. */
+static int64_t seq_next_block(const conv_seq *s, int64_t c0, int64_t c1, const int64_t *cur) {
+  int64_t kb = s->nkb;
+  for (int64_t tl = c0; tl < c1; ++tl) {
+    const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
+    const int64_t t = cur[tl - c0];
+    if (t < cl->nterms && cl->term[t] / s->kc < kb) kb = cl->term[t] / s->kc;
+  }
+  return kb;
+}
+
+static void seq_part(void *ctx, int part, int parts) {
+  const conv_seq *s = ctx;
+  (void)parts;
+  const int rp = part % s->row_parts, cp = part / s->row_parts;
+  const rb_share panels = rb_part_share(s->panels, 1, rp, s->row_parts);
+  const rb_share tiles = rb_part_share(s->ntiles, 1, cp, s->col_parts);
+  const int64_t p0 = panels.lo, p1 = panels.hi, ta = tiles.lo, tb = tiles.hi;
+  if (p0 >= p1 || ta >= tb) return;
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
+  const int64_t chunk = s->chunk_tiles;
+  char *ws = s->ws + part * s->ws_bytes;
+  int64_t *cols = (int64_t *)(ws + s->ws_cols);
+  int64_t *first = cols + 2 * chunk * s->nr, *next = first + chunk; /* per tile: block kb's terms */
+  for (int64_t c0 = ta; c0 < tb && !rb_stop_poll(); c0 += chunk) {
+    const int64_t c1 = tb - c0 < chunk ? tb : c0 + chunk;
+    for (int64_t tl = c0; tl < c1; ++tl) next[tl - c0] = 0;
+    for (int64_t kb; (kb = seq_next_block(s, c0, c1, next)) < s->nkb;) {
+      for (int64_t tl = c0; tl < c1; ++tl) { /* [first, next): the terms of block kb */
+        const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
+        first[tl - c0] = next[tl - c0];
+        next[tl - c0] = seq_terms_below(cl, next[tl - c0], (kb + 1) * s->kc);
+      }
+      for (int64_t q0 = p0; q0 < p1; q0 += s->mcp) {
+        const int64_t q1 = p1 - q0 < s->mcp ? p1 : q0 + s->mcp;
+        for (int64_t tl = c0; tl < c1; ++tl) {
+          const int64_t c = s->tile_cls[tl], j0 = s->tile_j0[tl];
+          const rb_conv_class *cl = &s->cls[c];
+          const int64_t t0 = first[tl - c0], t1 = next[tl - c0];
+          if (t0 == t1) continue;
+          const int64_t *aidx = s->aidx + s->cls_base[c] + t0, *toff = cl->toff + t0;
+          for (int64_t p = q0; p < q1;)
+            p += s->tile(t1 - t0, aidx, toff, s->apack + p * s->terms * s->mr * size,
+                         s->terms * s->mr, s->src, cl->coff + j0, (int)s->tile_nc[tl],
+                         (int)(q1 - p), t0 == 0,
+                         ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
+        }
+      }
+    }
+    seq_store(s, c0, c1, p0, p1, ws, cols, cols + chunk * s->nr);
+  }
+}
+
+int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const void *a,
+                int64_t a_rs, int64_t tin, int64_t t_os, int64_t nclasses, const rb_conv_class *cls, const void *src, void *dst,
+                int64_t drow, const void *bias) {
+  if ((dtype != RB_F32 && dtype != RB_F64) || cfg.isa < 0 || cfg.isa >= CR_ISA_COUNT ||
+      !cr_isa_supported(cfg.isa) || !conv_tiles[cfg.isa] || rows < 0 || terms < 0 ||
+      nclasses < 0 || (terms > 0 && tin < 1))
+    return -1;
+  const rb_conv_kernels *kt = conv_tiles[cfg.isa];
+  const int64_t size = dtype == RB_F32 ? 4 : 8;
+  const int mr = dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
+  const rb_context cx = rb_context_fix(cfg);
+  const int64_t kc = cx.conv_kc ? cx.conv_kc : SEQ_KC_BYTES / size;
+  const int64_t mc = cx.conv_mc ? cx.conv_mc : SEQ_MC;
+  const int64_t chunk_cols = cx.conv_chunk ? cx.conv_chunk : SEQ_CHUNK_COLS;
+  conv_seq s = {.dtype = dtype, .nr = kt->nr, .mr = mr,
+                .tile = dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64,
+                .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
+                .store = dtype == RB_F32 ? kt->store_f32 : kt->store_f64,
+                .rows = rows, .terms = terms, .panels = (rows + mr - 1) / mr,
+                .nkb = terms ? (terms + kc - 1) / kc : 1, .kc = kc, .mcp = (mc + mr - 1) / mr,
+                .chunk_tiles = (chunk_cols + kt->nr - 1) / kt->nr, .nclasses = nclasses,
+                .a = a, .src = src, .bias = bias, .a_rs = a_rs, .tin = tin, .t_os = t_os,
+                .dst = dst, .apack = NULL, .drow = drow, .cls = cls};
+  int64_t all_terms = 0, all_cols = 0;
+  for (int64_t c = 0; c < nclasses; ++c) {
+    if (cls[c].nterms < 0 || cls[c].ncols < 0) return -1;
+    all_terms += cls[c].nterms;
+    s.ntiles += (cls[c].ncols + s.nr - 1) / s.nr;
+    all_cols += cls[c].ncols;
+  }
+  if (rows == 0 || s.ntiles == 0) return 0;
+  /* threads: tiles first; row panels too when the tiles are few */
+  int64_t parts = rb_part_count(rows * (terms ? terms : 1) * all_cols, cx.conv_min_work,
+                                cx.threads, INT64_MAX);
+  s.row_parts = 1;
+  if (s.ntiles < 8 * parts) s.row_parts = (int)(parts < s.panels ? parts : s.panels);
+  s.col_parts = (int)(parts / s.row_parts);
+  parts = (int64_t)s.row_parts * s.col_parts;
+  /* the per-class tables and the tile list; packed A and the workspaces in
+   * the calling thread's reused scratch (no page faults at every call) unless
+   * they are huge */
+  const int64_t ints = all_terms + nclasses + 3 * s.ntiles;
+  const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
+  s.ws_cols = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
+               63) / 64 * 64;
+  s.ws_bytes = (s.ws_cols + 2 * s.chunk_tiles * (s.nr + 1) * (int64_t)sizeof(int64_t) + 63) / 64 * 64;
+  const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
+  int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
+  char *owned = big_bytes > SEQ_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
+  char *big = big_bytes > SEQ_SCRATCH_MAX ? owned : rb_l3_scratch((size_t)big_bytes);
+  if (!mem || !big) {
+    free(mem);
+    free(owned);
+    return -2;
+  }
+  s.apack = big;
+  s.ws = big + apack_bytes;
+  int64_t *aidx = mem, *base = aidx + all_terms;
+  int64_t *tile_cls = base + nclasses, *tile_j0 = tile_cls + s.ntiles,
+          *tile_nc = tile_j0 + s.ntiles;
+  int64_t at = 0, tl = 0;
+  for (int64_t c = 0; c < nclasses; ++c) {
+    const rb_conv_class *cl = &cls[c];
+    base[c] = at;
+    for (int64_t t = 0; t < cl->nterms; ++t) {
+      if (cl->term[t] < 0 || cl->term[t] >= terms || (t && cl->term[t] <= cl->term[t - 1])) {
+        free(mem);
+        free(owned);
+        return -1;
+      }
+      aidx[at++] = cl->term[t] * s.mr;
+    }
+    /* the fewest tiles, of balanced widths (a narrow tail tile would wait on
+     * the fma latency) */
+    const int64_t nt = (cl->ncols + s.nr - 1) / s.nr;
+    for (int64_t i = 0; i < nt; ++i, ++tl) {
+      tile_cls[tl] = c;
+      tile_j0[tl] = cl->ncols * i / nt;
+      tile_nc[tl] = cl->ncols * (i + 1) / nt - tile_j0[tl];
+    }
+  }
+  s.aidx = aidx;
+  s.cls_base = base;
+  s.tile_cls = tile_cls;
+  s.tile_j0 = tile_j0;
+  s.tile_nc = tile_nc;
+  cr_fenv_t saved = cr_fenv_enter();
+  rb_parallel((int)(parts < s.panels ? parts : s.panels), seq_pack, &s);
+  rb_parallel((int)parts, seq_part, &s);
+  cr_fenv_leave(saved);
+  free(mem);
+  free(owned);
+  return rb_stopped() ? RB_STOPPED : 0;
+}
