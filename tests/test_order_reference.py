@@ -48,42 +48,30 @@ def ref(tmp_path_factory):
         pytest.skip(f"needs a C compiler to build the reference (src/c/order/reference.c): {e}")
 
 
-@pytest.fixture(autouse=True)
-def default_tuning():
-    yield
-    _core.set_tuning(0, 0)
-    _core.set_l3_tuning()
-    _core.set_trsm_tuning()
-    _core.set_conv_tuning()
-
-
 def each_path(monkeypatch, isa, tunings, tune):
     """The loop body under each tuning and thread count on the path isa."""
     monkeypatch.setenv("REPROBLAS_ISA", isa)
     for tuning in tunings:
-        tune(tuning)
-        for t in THREADS:
-            monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
-            yield f"isa={isa} threads={t} tuning={tuning}"
+        with tune(tuning):
+            for t in THREADS:
+                monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
+                yield f"isa={isa} threads={t} tuning={tuning}"
 
 
 def l1_paths(monkeypatch, isa):
-    return each_path(monkeypatch, isa, L1_TUNINGS, lambda t: _core.set_tuning(*t))
+    return each_path(monkeypatch, isa, L1_TUNINGS, lambda t: _core.tuning(l1=t))
 
 
 def l3_paths(monkeypatch, isa):
-    return each_path(monkeypatch, isa, L3_TUNINGS, lambda t: _core.set_l3_tuning(*t))
+    return each_path(monkeypatch, isa, L3_TUNINGS, lambda t: _core.tuning(l3=t))
 
 
 def trsm_paths(monkeypatch, isa):
-    def tune(t):
-        _core.set_trsm_tuning(*t[0])
-        _core.set_l3_tuning(*t[1])
-    return each_path(monkeypatch, isa, TRSM_TUNINGS, tune)
+    return each_path(monkeypatch, isa, TRSM_TUNINGS, lambda t: _core.tuning(trsm=t[0], l3=t[1]))
 
 
 def conv_paths(monkeypatch, isa):
-    return each_path(monkeypatch, isa, CONV_TUNINGS, lambda t: _core.set_conv_tuning(*t))
+    return each_path(monkeypatch, isa, CONV_TUNINGS, lambda t: _core.tuning(conv=t))
 
 
 def same(got, want, what):
