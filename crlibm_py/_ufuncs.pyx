@@ -142,7 +142,7 @@ def float32_if_exact(cnp.ndarray x not None):
     """x (float64) as float32 if every element converts exactly (NaN included), else None.
 
     Converted and compared in the library's floating-point environment: under a
-    caller's FTZ or DAZ the conversion of a float32 subnormal would give 0 (SPEC §0).
+    caller's FTZ or DAZ the conversion of a float32 subnormal would give 0 (contract §0).
     """
     if x.dtype != cnp.dtype('float64'):
         raise TypeError("float32_if_exact needs a float64 array")

@@ -15,7 +15,7 @@ POS_INF, NEG_INF = 0x7F800000, 0xFF800000
 POS_ZERO, NEG_ZERO = 0x00000000, 0x80000000
 ONE, MINUS_ONE = 0x3F800000, 0xBF800000
 
-# SPEC §1, columns NaN, +inf, -inf, +0, -0 (result bit patterns).
+# Contract §1, columns NaN, +inf, -inf, +0, -0 (result bit patterns).
 SPECIALS = {
     "exp":   (NAN, POS_INF, POS_ZERO, ONE, ONE),
     "log":   (NAN, POS_INF, NAN, NEG_INF, NEG_INF),

@@ -64,7 +64,7 @@ def gpu_or_skip():
 
 
 def same_bits(got, expected):
-    """Bitwise equality (reproblas: every NaN counts as equal, SPEC §0)."""
+    """Bitwise equality (reproblas: every NaN counts as equal, contract §0)."""
     got, expected = np.asarray(got), np.asarray(expected)
     assert got.dtype == expected.dtype and got.shape == expected.shape, \
         (got.dtype, got.shape, expected.dtype, expected.shape)

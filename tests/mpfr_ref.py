@@ -1,8 +1,8 @@
-"""The reference every test compares with: MPFR through gmpy2 (SPEC §1).
+"""The reference every test compares with: MPFR through gmpy2 (contract §1).
 
 gmpy2.ieee(32) is precision 24, emin -148, emax 128 with subnormalize, so each
 result is the correctly rounded float32, subnormals and overflow included.
-The one place SPEC overrides MPFR is rsqrt(-0) = -inf (MPFR gives +inf). The MPFR
+The one place the contract overrides MPFR is rsqrt(-0) = -inf (MPFR gives +inf). The MPFR
 function and that override are each function's registry entry (functions.def).
 """
 import functools
@@ -41,7 +41,7 @@ def mpfr_bits(fname, bits):
 
 
 def _ref_bits_scalar(fname, bits):
-    override = _OVERRIDES[fname].get(bits)  # rsqrt(-0): SPEC §1 says -inf, MPFR +inf
+    override = _OVERRIDES[fname].get(bits)  # rsqrt(-0): contract §1 says -inf, MPFR +inf
     return mpfr_bits(fname, bits) if override is None else override
 
 

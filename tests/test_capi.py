@@ -4,7 +4,7 @@ and libraries (get_include / get_library_dir, rpath) gives the Python API's bits
 tests/capi/driver.c runs commands from a script; each case here writes its operands
 to files, computes what the Python API returns for them, and checks the program's
 return code, scalar result and output array bit for bit (NaNs count as equal, as in
-SPEC §0; signed zeros do not). Invalid arguments must give LAPACK-style codes (-i for
+contract §0; signed zeros do not). Invalid arguments must give LAPACK-style codes (-i for
 argument i) and write nothing; bad environment knobs give the documented codes.
 """
 import ctypes
@@ -158,7 +158,7 @@ def level1_cases(script, rng):
                 out = script.out()
                 script.add(f"scal {p} {n} {alpha.hex()} {inc} {fx} {out}", out=out,
                            expected=expected, before=mem)
-        # NaN and infinities: iamax finds the first NaN; nrm2/asum follow SPEC §3.
+        # NaN and infinities: iamax finds the first NaN; nrm2/asum follow contract §3.
         x = np.array([1.0, -np.inf, 3.0, np.nan, np.nan, 2.0], dtype=dt)
         fx = script.file(x)
         script.add(f"iamax {p} 6 1 {fx}", value=reproblas.iamax(x))
@@ -627,7 +627,7 @@ def test_c_program_default_environment(driver, full_script):
 
 
 def test_c_program_ignores_the_callers_fenv(driver, full_script):
-    """Rounding upward with FTZ/DAZ on in the caller: the same bits (SPEC §0), and the
+    """Rounding upward with FTZ/DAZ on in the caller: the same bits (contract §0), and the
     caller's settings restored after every call (the driver exits 3 otherwise)."""
     full_script.run(driver, {"DRIVER_HOSTILE_FENV": "1"})
 

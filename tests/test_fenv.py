@@ -1,5 +1,5 @@
 """The caller's floating-point environment never changes a result, and the library
-leaves it as it found it (SPEC §0): rounding modes set with fesetround, and the
+leaves it as it found it (contract §0): rounding modes set with fesetround, and the
 FTZ/DAZ bits of MXCSR set through a small C helper compiled at test time."""
 import ctypes
 import ctypes.util

@@ -1,4 +1,4 @@
-"""Sampled comparison with MPFR, per function and CPU path (SPEC §1).
+"""Sampled comparison with MPFR, per function and CPU path (contract §1).
 
 Input sets: random bit patterns, each function's interesting range, subnormals,
 the exact thresholds (found with MPFR below) and their neighbours, huge

@@ -1,5 +1,5 @@
 """Every CPU path gives the same bits, whatever the length, offset, stride or aliasing
-(SPEC §0: results do not depend on the ISA path, alignment, strides or memory order)."""
+(contract §0: results do not depend on the ISA path, alignment, strides or memory order)."""
 import functools
 
 import numpy as np

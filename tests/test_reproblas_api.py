@@ -1,4 +1,4 @@
-"""reproblas argument handling (SPEC §4): dtypes, shapes, environment knobs."""
+"""reproblas argument handling (contract §4): dtypes, shapes, environment knobs."""
 import os
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""reproblas conv2d and its gradients against the literal SPEC reference
+"""reproblas conv2d and its gradients against the literal contract reference
 (test_reproblas_conv_reference.py), bit for bit: stride, padding ('same',
 'valid', asymmetric), dilation, groups, bias, both orders and dtypes, special
 values at the borders, every CPU path and thread count, chunk and kc splits,

@@ -1,4 +1,4 @@
-"""Hypothesis: conv2d and its gradients equal the literal SPEC reference for any small
+"""Hypothesis: conv2d and its gradients equal the literal contract reference for any small
 geometry (stride, padding incl. 'same'/'valid', dilation, groups, bias) and values
 (finite or not), on every CPU path, thread count and chunk split."""
 import numpy as np

@@ -1,9 +1,9 @@
-"""A literal reference for reproblas conv2d and its gradients (SPEC §3 "Convolution").
+"""A literal reference for reproblas conv2d and its gradients (contract §3 "Convolution").
 
 Python loops over the definition: each output lists its present terms (padding
 positions are skipped, never multiplied by zero) and sums them with the level-1
 reference (test_reproblas_reference: rounded first product then MPFR fma chain,
-or SPEC's pairwise tree of rounded products). Shares nothing with the library.
+or the contract's pairwise tree of rounded products). Shares nothing with the library.
 """
 import itertools
 

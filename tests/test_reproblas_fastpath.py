@@ -5,7 +5,7 @@ aligned) with default arguments skip the general checks. Each call here runs
 twice, once as it is and once with the fast path hidden (_core.plain and
 _core.product_plain patched to refuse everything),
 and must give the same bits, or raise the same exception with the same message;
-results are also checked against the SPEC-literal reference."""
+results are also checked against the contract-literal reference."""
 import re
 
 import numpy as np

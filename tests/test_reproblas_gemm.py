@@ -1,4 +1,4 @@
-"""reproblas gemm / gemv / ger / matmul against the literal SPEC reference
+"""reproblas gemm / gemv / ger / matmul against the literal contract reference
 (test_reproblas_reference.py), bit for bit, on every CPU path, thread count
 and block size, and for every operand layout."""
 import numpy as np

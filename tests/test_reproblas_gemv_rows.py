@@ -1,8 +1,8 @@
 """Row-major gemv (k contiguous) on shapes that the small shapes of
 test_reproblas_gemm.py never reach: a large A (edges of the row groups, special
 values), and k around the skew of the two-group row kernels (gemv/common.inc:
-the second group of W rows runs 512 bytes of terms behind the first). Against the literal SPEC reference on sampled rows, against the same
-rows computed in small calls (SPEC's batch invariance), and across CPU paths
+the second group of W rows runs 512 bytes of terms behind the first). Against the literal contract reference on sampled rows, against the same
+rows computed in small calls (the contract's batch invariance), and across CPU paths
 (the portable path has no row kernel) and thread counts."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""reproblas level 1 against the literal SPEC reference, bit for bit, on every
+"""reproblas level 1 against the literal contract reference, bit for bit, on every
 CPU path and thread count (test_reproblas_reference.py)."""
 import ctypes
 import ctypes.util

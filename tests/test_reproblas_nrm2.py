@@ -1,10 +1,10 @@
 """nrm2 at the edges of its one-pass pairwise path (level1_driver.inc): the
 tree of the unscaled x_k * x_k, rescaled by 2^-2e, is used only when every
 nonzero abs(x_k) >= 2^(E_MIN/2 + max(0, e)) and nothing overflows; otherwise
-the scaled terms of SPEC §3 are summed in a second pass. Values at, just
+the scaled terms of contract §3 are summed in a second pass. Values at, just
 above and just below that threshold, subnormals, huge values and zeros,
 both orders, both dtypes, every path and 1-4 threads, bit for bit against
-the literal SPEC reference (test_reproblas_reference.py)."""
+the literal contract reference (test_reproblas_reference.py)."""
 import math
 
 import numpy as np

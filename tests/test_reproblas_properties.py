@@ -1,4 +1,4 @@
-"""Hypothesis: every routine equals the SPEC reference for any length, stride
+"""Hypothesis: every routine equals the contract reference for any length, stride
 and value (finite or not), on every path and thread count."""
 import os
 from unittest import mock

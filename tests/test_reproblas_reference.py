@@ -1,4 +1,4 @@
-"""An independent reference for reproblas level 1, following SPEC §2-§3 literally.
+"""An independent reference for reproblas level 1, following contract §2-§3 literally.
 
 Scalar NumPy arithmetic (np.float32 / np.float64 scalars round once per
 operation, subnormals honoured) and fma through MPFR (gmpy2's ieee(32/64)
@@ -22,7 +22,7 @@ def fma(a, b, c):
 
 
 def pairwise_tree(terms):
-    """P(t_0..t_{n-1}) of SPEC §2: t_0, or P(first h) + P(rest), h the largest
+    """P(t_0..t_{n-1}) of contract §2: t_0, or P(first h) + P(rest), h the largest
     power of two strictly below n."""
     n = len(terms)
     if n == 1:
@@ -78,7 +78,7 @@ def _ordered_products(a, b, order, dtype):
 
 
 def reduce(routine, x, y=None, order="sequential"):
-    """sum / asum / dot / nrm2 of SPEC §3 (x, y: 1-D arrays of one float dtype)."""
+    """sum / asum / dot / nrm2 of contract §3 (x, y: 1-D arrays of one float dtype)."""
     dtype = x.dtype.type
     xs = [dtype(v) for v in x]
     with np.errstate(all="ignore"):
@@ -135,13 +135,13 @@ def scal(alpha, x):
 
 
 def _scaled(s, alpha, beta, c_old, dtype):
-    """SPEC §2 scaling: alpha*S, or fma(beta, C_old, alpha*S) when beta != 0."""
+    """Contract §2 scaling: alpha*S, or fma(beta, C_old, alpha*S) when beta != 0."""
     v = dtype(alpha) * s
     return v if dtype(beta) == 0 else fma(dtype(beta), dtype(c_old), v)
 
 
 def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, order="sequential"):
-    """C_ij of SPEC §3: the terms op(A)_ik*op(B)_kj over k, scaled as §2."""
+    """C_ij of contract §3: the terms op(A)_ik*op(B)_kj over k, scaled as §2."""
     dtype = a.dtype.type
     A = a.T if trans_a else a
     B = b.T if trans_b else b
@@ -157,7 +157,7 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, order="seq
 
 
 def gemv(alpha, a, x, beta=0.0, y=None, trans=False, order="sequential"):
-    """y_i of SPEC §3: the terms op(A)_ij*x_j over j, scaled as §2."""
+    """y_i of contract §3: the terms op(A)_ij*x_j over j, scaled as §2."""
     dtype = a.dtype.type
     A = a.T if trans else a
     xs = [dtype(v) for v in x]
@@ -181,7 +181,7 @@ def ger(alpha, x, y, a):
 
 
 def same_bits(a, b):
-    """Bitwise equality of scalars or arrays; any NaN equals any NaN (SPEC §0)."""
+    """Bitwise equality of scalars or arrays; any NaN equals any NaN (contract §0)."""
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != b.dtype or a.shape != b.shape:
         return False

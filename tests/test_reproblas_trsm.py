@@ -1,4 +1,4 @@
-"""reproblas trsv / trsm against a literal SPEC §3 reference, bit for bit, on
+"""reproblas trsv / trsm against a literal contract §3 reference, bit for bit, on
 every CPU path, thread count and block size (diagonal blocks of 1, 4 and the
 default rows; panels of 1, 3 and the default columns; tiny gemm blocks), for
 every side / triangle / transpose / unit combination and operand layout."""
@@ -34,7 +34,7 @@ def each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=THREADS):
     return each_path(monkeypatch, _tune, tunings, isas, threads)
 
 
-# ---- the reference: SPEC §3 as written ----
+# ---- the reference: contract §3 as written ----
 
 def ref_trsv(a, b, lower, trans, unit, order):
     """x_i = (b_i - S_i) / op(A)_ii, S_i over the solved j ascending (+0 if none)."""

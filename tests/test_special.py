@@ -1,4 +1,4 @@
-"""SPEC §1 special-value table, canonical NaN, signed zeros: bit for bit, every path."""
+"""Contract §1 special-value table, canonical NaN, signed zeros: bit for bit, every path."""
 import numpy as np
 import pytest
 
@@ -8,7 +8,7 @@ from crlibm_cases import (DOMAIN_ERROR_BELOW_ZERO, NAN, NEG_INF, NEG_ZERO, POS_I
 from helpers import FUNCTIONS, apply, assert_same_bits
 from mpfr_ref import mpfr_bits, ref_bits
 
-# SPEC §1, columns NaN, +inf, -inf, +0, -0 (result bit patterns): tests/crlibm_cases.py.
+# Contract §1, columns NaN, +inf, -inf, +0, -0 (result bit patterns): tests/crlibm_cases.py.
 TABLE = SPECIALS
 SPECIAL_INPUTS = (0x7FC00000, POS_INF, NEG_INF, POS_ZERO, NEG_ZERO)
 
@@ -48,7 +48,7 @@ def test_special_table(fname, isa, col):
 
 
 def test_table_agrees_with_mpfr_except_rsqrt_minus_zero(fname):
-    """The table is IEEE-754 §9.2 / MPFR, with the one SPEC exception, which the
+    """The table is IEEE-754 §9.2 / MPFR, with the one exception in the contract, which the
     reference (ref_bits) applies."""
     mpfr = [mpfr_bits(fname, b) for b in SPECIAL_INPUTS]
     table = list(TABLE[fname])

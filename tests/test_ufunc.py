@@ -1,4 +1,4 @@
-"""NumPy ufunc behaviour of the public functions and input checking (SPEC §4)."""
+"""NumPy ufunc behaviour of the public functions and input checking (contract §4)."""
 import numpy as np
 import pytest
 

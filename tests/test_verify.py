@@ -77,7 +77,7 @@ _GMPY2 = {"exp": gmpy2.exp, "log": gmpy2.log, "sin": gmpy2.sin, "cos": gmpy2.cos
 def _gmpy2_bits(fn, u):
     x = np.array([u], np.uint32).view(np.float32)[0]
     if fn == "rsqrt" and u == 0x80000000:
-        return 0xFF800000  # SPEC: rsqrt(-0) = -inf, where MPFR says +inf
+        return 0xFF800000  # contract §1: rsqrt(-0) = -inf, where MPFR says +inf
     ctx = gmpy2.ieee(32)
     ctx.trap_invalid = ctx.trap_divzero = ctx.trap_overflow = ctx.trap_underflow = False
     with gmpy2.context(ctx):

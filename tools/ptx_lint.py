@@ -1,4 +1,4 @@
-"""Compile the CUDA kernels with nvcc and lint their PTX against SPEC §0.
+"""Compile the CUDA kernels with nvcc and lint their PTX against contract §0.
 
 Two builds per kernel file and architecture:
   - the shipped build (the NVRTC options of repro_runtime/nvrtc.py): PTX, then

@@ -1,6 +1,6 @@
 """asv benchmarks: reproblas trsv / trsm against scipy.linalg.solve_triangular (LAPACK trtrs,
 OpenBLAS inside), for both triangles: a lower op(a) is solved blocked through the gemm engine,
-an upper one row by row (SPEC's term order puts the solved block's terms last; docs/reproblas.md).
+an upper one row by row (the contract's term order puts the solved block's terms last; docs/reproblas.md).
 """
 import numpy as np
 

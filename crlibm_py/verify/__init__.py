@@ -1,9 +1,9 @@
 """Exhaustive verification of crlibm_py (``python -m crlibm_py.verify --help``).
 
 Two tiers compare every CPU path's result, bit for bit, with the correctly
-rounded float32 (SPEC §1), over all 2^32 inputs or a range of bit patterns:
+rounded float32 (contract §1), over all 2^32 inputs or a range of bit patterns:
 
-- fast (default): the expected result comes from the SPEC special-value table,
+- fast (default): the expected result comes from the contract's special-value table,
   or glibc's double function when its declared error bound decides the
   rounding, or MPFR for the few inputs the bound leaves undecided; each run
   also measures every reference against MPFR on a sample and fails if the

@@ -47,7 +47,7 @@ def _neighbours(values, spread):
 
 
 # Bit-pattern intervals of the inputs whose expected value uses the reference
-# (outside them the SPEC table or the registry's saturation decides).
+# (outside them the contract's table or the registry's saturation decides).
 _FINITE = [(0x00000001, 0x7F800000), (0x80000001, 0xFF800000)]
 
 

@@ -1,6 +1,6 @@
 """PyTorch layer: autograd functions and modules whose forward and backward run on reproblas.
 
-Every float result of a forward or backward pass is defined bit for bit (SPEC §2-§3), so
+Every float result of a forward or backward pass is defined bit for bit (contract §2-§3), so
 training with these layers gives the same bits on every thread count and CPU path (the
 knobs REPROBLAS_NUM_THREADS and REPROBLAS_ISA, read at every call). CPU tensors of
 float32 or float64 only. See docs/torch.md.

@@ -206,7 +206,7 @@ def matmul(input, other, *, order="sequential"):
     return _Matmul.apply(input, other, order)
 
 
-# ---- conv2d (NCHW, PyTorch conventions; SPEC §3 "Convolution") ----
+# ---- conv2d (NCHW, PyTorch conventions; contract §3 "Convolution") ----
 
 class _Conv2d(torch.autograd.Function):
     @staticmethod
@@ -243,7 +243,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
 
     Forward: :func:`reproblas.conv2d` (``y = S (+) bias``); backward:
     ``reproblas.conv2d_grad_input``, ``conv2d_grad_weight`` and ``conv2d_grad_bias``, whose
-    terms and orders are fixed by the contract (SPEC §3).
+    terms and orders are fixed by the contract (§3).
 
     Parameters
     ----------

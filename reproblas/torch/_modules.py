@@ -62,7 +62,7 @@ class Linear(_Reproducible, torch.nn.Linear):
 class Conv2d(_Reproducible, torch.nn.Conv2d):
     """:class:`torch.nn.Conv2d` whose forward and backward are reproblas convolutions.
 
-    ``y = S (+) bias`` and the gradients as fixed by the contract (SPEC §3,
+    ``y = S (+) bias`` and the gradients as fixed by the contract (§3,
     :func:`reproblas.torch.conv2d`). Same parameters, initialisation and state dict as
     ``torch.nn.Conv2d``. Only ``padding_mode='zeros'`` (padded positions are absent terms).
 

@@ -1,4 +1,4 @@
-/* The environment knobs of the C ABI (SPEC §4), read at every call with the
+/* The environment knobs of the C ABI (contract §4), read at every call with the
  * meaning the Python API gives them; a bad value is a status, never an abort. */
 #ifndef CR_CAPI_ENV_H
 #define CR_CAPI_ENV_H

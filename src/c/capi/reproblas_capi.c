@@ -38,7 +38,7 @@ const char *reproblas_error_string(int code) {
 
 static size_t rb_size(int dtype) { return dtype == RB_F32 ? sizeof(float) : sizeof(double); }
 
-/* The knobs, read at every call (SPEC §4). */
+/* The knobs, read at every call (contract §4). */
 static int rb_capi_config(rb_context *cfg) {
   *cfg = rb_context_default(0, 1);
   int status = capi_isa_from_env("REPROBLAS_ISA", &cfg->isa);

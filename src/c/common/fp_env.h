@@ -1,6 +1,6 @@
 /* The floating-point environment the kernels run in.
  *
- * SPEC §0: results must not depend on the caller's rounding mode or FTZ/DAZ
+ * Contract §0: results must not depend on the caller's rounding mode or FTZ/DAZ
  * bits. Every public entry point brackets its kernels with
  * cr_fenv_enter()/cr_fenv_leave(): round to nearest, subnormals honoured,
  * exceptions masked; the caller's state, including its sticky flags, is

@@ -1,4 +1,4 @@
-/* Run-time choice of the CPU code path (SPEC §4: CRLIBM_ISA, REPROBLAS_ISA).
+/* Run-time choice of the CPU code path (contract §4: CRLIBM_ISA, REPROBLAS_ISA).
  * Every path gives the same bits; the choice only changes speed. */
 #ifndef CR_ISA_H
 #define CR_ISA_H

@@ -51,7 +51,7 @@ CR_FN vm cr_vd_not_pos_finite(vd x) {
 CR_FN uint32_t cr_f32_bits(float x) { uint32_t u; memcpy(&u, &x, sizeof u); return u; }
 CR_FN float cr_f32_from_bits(uint32_t u) { float x; memcpy(&x, &u, sizeof x); return x; }
 
-/* The canonical quiet NaN every crlibm function returns (SPEC §0). */
+/* The canonical quiet NaN every crlibm function returns (contract §0). */
 CR_FN float cr_f32_nan(void) { return cr_f32_from_bits(0x7FC00000u); }
 CR_FN int cr_f32_isnan(float x) { return (cr_f32_bits(x) & 0x7FFFFFFFu) > 0x7F800000u; }
 

@@ -2,7 +2,7 @@
  * gradients reduce to (conv_driver.c builds the operands).
  *
  *   dst[doff[j] + i*drow] = S_ij  (or S_ij ⊕ bias[i] when bias != NULL),
- *   S_ij = the ordered sum (SPEC §2, `order`) over t of A(i, t) * B(t, j),
+ *   S_ij = the ordered sum (contract §2, `order`) over t of A(i, t) * B(t, j),
  *   A(i, t) = at[aoff[t] + i],  B(t, j) = src[toff[t] + coff[j]].
  *
  * The caller lists only present terms (padding is absent, not zero), so
@@ -28,7 +28,7 @@ int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t t
                    int64_t drow, const void *bias);
 
 /* One class of outputs for rb_conv_seq: the same present terms for every
- * column. Term t is term[t] of A's terms (strictly ascending: SPEC's order) and
+ * column. Term t is term[t] of A's terms (strictly ascending: the contract's order) and
  * reads src[toff[t] + coff[j]] for column j, whose results go to
  * dst[doff[j] + i*drow]. */
 typedef struct {
@@ -53,7 +53,7 @@ void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, con
                        void *dst);
 
 /* A convolution's sizes (NCHW, contiguous): x[n, c, h, w], w[k, c/groups, r, s],
- * y[n, k, p, q], as SPEC §3 "Convolution". p and q are the output sizes; any
+ * y[n, k, p, q], as contract §3 "Convolution". p and q are the output sizes; any
  * bottom / right padding >= 0 is implied by them. */
 typedef struct {
   int64_t n, c, h, w, k, r, s, p, q, stride_h, stride_w, pad_top, pad_left, dilation_h,
@@ -68,7 +68,7 @@ typedef struct {
  * some bottom / right padding >= 0 (p*stride_h >= h + pad_top - dilation_h*(r-1)). */
 int rb_conv_shape_ok(const rb_conv_shape *g);
 
-/* The four routines of SPEC §3 on contiguous arrays (bias may be NULL): the
+/* The four routines of contract §3 on contiguous arrays (bias may be NULL): the
  * planning into gather gemms (conv_driver.c) that the Python layer and the C
  * ABI share. Return 0, -1 for a bad dtype/order/isa/shape, -2 out of memory,
  * RB_STOPPED when stopped (thread.h; the output partly written). */

@@ -11,7 +11,7 @@
  *   acc[(m*nr + j)*MR + r] = fma(ap[m*pstride + aidx[t] + r], src[toff[t] + co[j]], ...)
  * ap: packed panels of A (MR rows per term, aidx[t] its element offset);
  * The chains start at -0 when `fresh` (fma(a, b, -0) is the rounded product,
- * SPEC §2's S_0; acc is then only written), else at acc. Returns mp (1 <= mp <= np: the kernel takes several panels
+ * contract §2's S_0; acc is then only written), else at acc. Returns mp (1 <= mp <= np: the kernel takes several panels
  * at once when the tile is narrow). ap, src, acc: float or double by the
  * table entry. */
 typedef int (*rb_conv_tile_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,

@@ -1,7 +1,7 @@
 /* Level-2/3 per-CPU-path kernel tables (gemm, gemv, ger), BLIS-style.
  *
  * A job describes C[m x n] = alpha * S (+ beta * C) with S_ij the ordered sum
- * over k of op(A)_ik * op(B)_kj (SPEC §2-§3). Every operand is addressed
+ * over k of op(A)_ik * op(B)_kj (contract §2-§3). Every operand is addressed
  * through element strides (op(A)_ik = a[i*a_rs + k*a_cs], negative allowed),
  * so transposes, C/Fortran order and strided views need no copy: packing
  * reads them in index order. `block` computes the sub-rectangle
@@ -50,7 +50,7 @@
     int (*trsm)(const void *job, int64_t k0, int64_t k1);                             \
   } rb_l3_kernels_##SFX;
 
-/* Triangular solve M X = alpha B in place of B (SPEC §3 trsv/trsm, left side:
+/* Triangular solve M X = alpha B in place of B (contract §3 trsv/trsm, left side:
  * the driver maps the other cases onto it). M_ij = a[i*a_rs + j*a_cs] is n x n,
  * only its triangle is read (and its diagonal unless unit); B_ik =
  * b[i*b_rs + k*b_cs] is n x nrhs. Row i is solved from the rows j already

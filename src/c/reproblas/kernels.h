@@ -3,7 +3,7 @@
  * A kernel works on one contiguous stretch of memory, single-threaded, in the
  * floating-point environment its caller set up; it knows nothing of orders
  * over the whole vector, threads or strides. The drivers (level1.c) cut the
- * work into pieces whose results combine in SPEC §2's fixed order, so the
+ * work into pieces whose results combine in contract §2's fixed order, so the
  * result does not depend on which path or how many threads computed them.
  * There is one table per (element type, CPU path); later levels (gemv, gemm)
  * add their own tables beside these.
@@ -23,7 +23,7 @@
     /* The same tree of x_k * x_k, with max abs(x_k) and min nonzero abs(x_k) (+inf */ \
     /* if none) of the same x_k; a NaN x_k makes the tree NaN. */                       \
     T (*squares_range)(const T *x, int64_t n, T *max, T *min_nz);                      \
-    /* Left-to-right chain over t_0..t_{n-1} (n >= 1), SPEC §2 "sequential". */        \
+    /* Left-to-right chain over t_0..t_{n-1} (n >= 1), contract §2 "sequential". */        \
     T (*sequential)(int term, const T *x, const T *y, T scale, int64_t n);             \
     /* max abs(x_k) and min nonzero abs(x_k) (+inf if none) over the non-NaN    */  \
     /* lanes, and whether any x_k is NaN (n >= 0). */                                  \

@@ -4,7 +4,7 @@
  * the Python layer makes strided views contiguous first, which gives the same
  * values in the same index order, so strides never change a result. Every
  * call sets up its own floating-point environment (fp_env.h). Results follow
- * SPEC §2-§3 bit for bit, on every path and thread count.
+ * contract §2-§3 bit for bit, on every path and thread count.
  */
 #ifndef RB_LEVEL1_H
 #define RB_LEVEL1_H

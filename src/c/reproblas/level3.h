@@ -3,7 +3,7 @@
  * Matrices are addressed through element strides, op(A)_ik = a[i*a_rs + k*a_cs]
  * (negative strides allowed; a points at element (0, 0)), so transposes and
  * memory orders need no copy. alpha/beta point to a float or a double (by
- * dtype). Results follow SPEC §2-§3 bit for bit on every path and thread count.
+ * dtype). Results follow contract §2-§3 bit for bit on every path and thread count.
  * Return 0, -1 for a bad dtype/order/isa/size, -2 when memory runs out,
  * RB_STOPPED when the caller's stop hook stopped the call (thread.h; C
  * partly written).
@@ -38,7 +38,7 @@ int rb_ger(int dtype, rb_context cfg, int64_t m, int64_t n, const void *alpha, c
 /* Solves op(A) X = alpha B (right == 0) or X op(A) = alpha B (right != 0) in
  * place of B (m x n); A is triangular (lower or upper; unit: its diagonal is
  * taken as 1 and not read), m x m or n x n. alpha NULL: B as it is (trsv is
- * the left case with n = 1). Terms and order as SPEC §3 trsv/trsm. */
+ * the left case with n = 1). Terms and order as contract §3 trsv/trsm. */
 int rb_trsm(int dtype, int order, rb_context cfg, int right, int lower, int trans, int unit,
             int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
             void *b, int64_t b_rs, int64_t b_cs);

@@ -1,4 +1,4 @@
-/* The terms t_k of a reduction (SPEC §3), shared by the CPU kernels and the
+/* The terms t_k of a reduction (contract §3), shared by the CPU kernels and the
  * CUDA kernels (src/cuda/reproblas/), which cannot include kernels.h. */
 #ifndef RB_TERMS_H
 #define RB_TERMS_H

@@ -1,7 +1,7 @@
 /* Fork-join over a fixed number of parts (a persistent pthread pool).
  *
  * Drivers cut their work into parts whose boundaries never change the result
- * (SPEC §0: no dependence on the thread count); this file only decides who
+ * (contract §0: no dependence on the thread count); this file only decides who
  * runs each part. Each part runs inside its own cr_fenv_enter/leave, since
  * the floating-point environment is per thread.
  */

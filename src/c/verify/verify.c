@@ -81,7 +81,7 @@ static int special_table(int fn, uint32_t u, uint32_t *out) {
   if (x >= (hi)) { *out = VF_R_##hi_result; return 1; }     \
   if (x <= (lo)) { *out = VF_R_##lo_result; return 1; }
 
-/* Results known without evaluating f: the SPEC table, and the saturation. */
+/* Results known without evaluating f: the contract's table, and the saturation. */
 static int known_result(int fn, uint32_t u, uint32_t *out) {
   if (special_table(fn, u, out)) return 1;
   const float x = float_of(u);
@@ -145,7 +145,7 @@ static int decide(double r, double bound, uint32_t *out) {
   return 1;
 }
 
-/* MPFR's correctly rounded float result with the SPEC overrides: gmpy2's
+/* MPFR's correctly rounded float result with the contract's overrides: gmpy2's
  * ieee(32) context (precision 24, emin -148, emax 128, subnormalized). */
 static uint32_t mpfr_expected(int fn, uint32_t u) {
   uint32_t spec;

@@ -1,4 +1,4 @@
-/* The exhaustive verifier's C core: expected results (SPEC special table,
+/* The exhaustive verifier's C core: expected results (the contract's special-value table,
  * glibc double reference with a relative error bound, MPFR) and the
  * bit-for-bit comparison of every CPU path's kernel against them. */
 #ifndef VF_VERIFY_H
@@ -11,7 +11,7 @@
 
 enum vf_tier { VF_TIER_FAST = 0, VF_TIER_STRICT = 1 };
 
-/* How an expected value was obtained: SPEC table (or exp saturation), glibc
+/* How an expected value was obtained: the contract's table (or exp saturation), glibc
  * reference decided by its bound, or MPFR. */
 enum vf_how { VF_BY_TABLE = 0, VF_BY_BOUND = 1, VF_BY_MPFR = 2 };
 

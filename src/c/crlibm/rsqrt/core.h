@@ -95,7 +95,7 @@ CR_FN float cr_rsqrt_decide(double x, double y) {
 CR_FN_COLD float cr_rsqrt_special(float x) {
   uint32_t u = cr_f32_bits(x);
   if (u == 0x00000000u) return cr_f32_from_bits(0x7F800000u); /* +0 -> +inf */
-  if (u == 0x80000000u) return cr_f32_from_bits(0xFF800000u); /* -0 -> -inf (SPEC) */
+  if (u == 0x80000000u) return cr_f32_from_bits(0xFF800000u); /* -0 -> -inf (contract §1) */
   if (u == 0x7F800000u) return 0.0f;                          /* +inf -> +0 */
   if (u >= 0x7F800000u) return cr_f32_nan();                  /* NaN, x < 0 */
   /* Subnormal x, or a fast-path lane near a midpoint: sqrt(x)/x, two

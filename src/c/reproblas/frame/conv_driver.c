@@ -1,4 +1,4 @@
-/* conv2d and its three gradients (SPEC §3 "Convolution") on contiguous NCHW
+/* conv2d and its three gradients (contract §3 "Convolution") on contiguous NCHW
  * arrays: the planning that reduces each to gather gemms (conv.h) or gemms
  * (level3.h). Shared by the Python extension and the C ABI.
  *
@@ -7,7 +7,7 @@
  * spatial axis the output positions are grouped into *classes* with the same
  * set of present kernel taps (for a 3x3 kernel with padding 1: first row,
  * interior rows, last row); each pair of a row class and a column class is one
- * gather gemm whose term list holds exactly the present terms, in SPEC's
+ * gather gemm whose term list holds exactly the present terms, in the contract's
  * order. Within a class the source index separates as base[position] +
  * delta[tap] (delta linear in the tap's rank), which is what makes the
  * offsets toff[t] + coff[j].

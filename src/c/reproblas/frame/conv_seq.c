@@ -69,7 +69,7 @@ static void seq_pack(void *ctx, int part, int parts) {
 /* Stores the finished tiles [c0, c1) x panels [p0, p1) of the workspace: S,
  * or S ⊕ bias, through the kernel table's store (the chunk's columns in one
  * list, so that runs cross tile boundaries); a class without terms is +0
- * (SPEC §2, n = 0). coff, doff: room for the chunk's columns. */
+ * (contract §2, n = 0). coff, doff: room for the chunk's columns. */
 static void seq_store(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0, int64_t p1,
                       const char *ws, int64_t *coff, int64_t *doff) {
   static const float zero_f32[1] = {0};

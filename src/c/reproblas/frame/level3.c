@@ -97,7 +97,7 @@ typedef struct {
  * each a call of the engine's block with a stop poll before it (rb_stop_poll).
  * The items are the engine's own row and column blocks (l3_item_sizes), so a
  * rectangle costs the packing it costs in one call; the bits never depend on
- * who computes an element or in which call (SPEC §0). */
+ * who computes an element or in which call (contract §0). */
 static int l3_items(const l3_split *s, const void *job, int64_t i0, int64_t i1, int64_t j0,
                     int64_t j1) {
   for (int64_t jc = j0; jc < j1; jc += s->item_n)
