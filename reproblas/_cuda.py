@@ -170,7 +170,7 @@ def trsm(dev, order, right, lower, trans, unit, alpha, a, x):
     """Solves in place the C-ordered (systems, right-hand sides) array x: column c
     of x is one right-hand side, scaled by alpha first unless alpha is None. The
     case (side, lower, trans) maps onto one lower or upper M as on the CPU
-    (src/c/reproblas/trsm.c): right side and transpose each transpose M. Lower M
+    (src/c/reproblas/frame/trsm.c): right side and transpose each transpose M. Lower M
     is solved TRSM_BLOCK rows at a time after gemm updates (trsm.cuh)."""
     nsys, nrhs = x.shape
     if nsys == 0 or nrhs == 0:

@@ -1,6 +1,6 @@
 /* Triangular solve M X = alpha B, one right-hand side (a column of X) per
  * thread (docs/contract.md §3 trsv / trsm; the host maps every side / transpose onto a
- * lower or upper M, as src/c/reproblas/trsm.c does).
+ * lower or upper M, as src/c/reproblas/frame/trsm.c does).
  *
  * Row i (top-down for lower M, bottom-up for upper): S_i is the ordered sum
  * of M[i, j] * x_j over the solved j, ascending j, then
