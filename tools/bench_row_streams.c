@@ -1,7 +1,7 @@
 /* How fast one core can read R rows of a row-major float32 matrix at once,
  * against the row-major sequential gemv that has to read them so: the bound
- * behind the "gemv, C-ordered A in the L3" target (docs/performance.md,
- * Row-major gemv). The sequential order makes every row one fma chain, so the
+ * behind the "gemv, C-ordered A in the L3" target (docs/design/gemv-row-stride.md).
+ * The sequential order makes every row one fma chain, so the
  * gemv row kernel keeps 2 x 16 rows in flight (AVX-512 float32); this prints
  * what R interleaved row streams read per second with nothing else to do,
  * with the rows as they lie and with each group of 16 rows `skew` floats

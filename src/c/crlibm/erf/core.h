@@ -20,7 +20,7 @@
  *
  * The former design, 252 intervals of width 1/64 with degree 5, read each
  * lane's row by plain loads; on AVX-512 those loads made erf 2.2x slower
- * than tanh (docs/performance.md).
+ * than tanh (docs/design/crlibm-erf-intervals.md).
  */
 #ifndef CR_ERF_H
 #define CR_ERF_H
