@@ -37,8 +37,10 @@ static long now_ns(void) {
 static __thread rb_stop_ctx *tls_stop_ctx; /* the context of this thread's call */
 static __thread int *tls_job_stop;         /* the stop flag of the job whose part runs here */
 
+/* The clock is first read at the first poll (next_ns 0: not yet), so that a
+ * short call that never polls pays nothing for it. */
 void rb_stop_begin(rb_stop_ctx *ctx) {
-  ctx->next_ns = now_ns() + RB_STOP_POLL_MS * 1000000L;
+  ctx->next_ns = 0;
   ctx->stopped = 0;
   ctx->prev = tls_stop_ctx;
   tls_stop_ctx = ctx;
@@ -56,6 +58,7 @@ int rb_stop_poll(void) {
   if (!c) return 0;
   if (c->stopped) return 1;
   const long t = now_ns();
+  if (c->next_ns == 0) c->next_ns = t + RB_STOP_POLL_MS * 1000000L;
   if (t < c->next_ns) return 0;
   c->next_ns = t + RB_STOP_POLL_MS * 1000000L;
   /* the hook may run Python code: whatever it does to the floating-point
