@@ -13,13 +13,16 @@ from . import _backend, _core, _cpu
 from . import _validate as V
 
 
-def _reduction(routine, x, y, order, axis=None, keepdims=False, out=None):
+# The fast path of each reduction, written out in each routine (a Python call
+# level costs as much as the rest of a 16-element sum): operands that pass every
+# check of _reduction, used as they are (_core.plain accepts only those; looked up
+# at each call, so that a test can hide the fast path).
+_reduce, _isa, _threads, _ORDERS = _core.reduce, _cpu.isa, _cpu.threads, V.ORDERS
+
+
+def _reduction(routine, x, y, order, axis, keepdims, out):
     if axis is not None or keepdims is not False or out is not None:
         return _along(routine, x, y, order, axis, keepdims, out)
-    if (_core.plain(x, 1) if y is None else
-            _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0]):
-        # fast path: operands that pass every check below, used as they are
-        return _core.reduce(routine, V.order(order, routine), x, y, _cpu.isa(), _cpu.threads())
     be = _backend.select(x, y)
     code = V.order(order, routine)
     x, y = V.operands(be, routine, ("x", "y"), (x, y), (1, 1), optional=("y",), check=V.vector)
@@ -110,6 +113,12 @@ def sum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     >>> reproblas.sum(t), reproblas.sum(t, order="pairwise")
     (np.float64(2.0), np.float64(1.0))
     """
+    if axis is None and out is None and keepdims is False and _core.plain(x, 1):
+        try:
+            code = _ORDERS[order]
+        except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
+            code = V.order(order, "sum")
+        return _reduce("sum", code, x, None, _isa(), _threads())
     return _reduction("sum", x, None, order, axis, keepdims, out)
 
 
@@ -141,6 +150,12 @@ def asum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     numpy.float32 or numpy.float64
         The sum of ``abs(x_k)``, of x's dtype.
     """
+    if axis is None and out is None and keepdims is False and _core.plain(x, 1):
+        try:
+            code = _ORDERS[order]
+        except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
+            code = V.order(order, "asum")
+        return _reduce("asum", code, x, None, _isa(), _threads())
     return _reduction("asum", x, None, order, axis, keepdims, out)
 
 
@@ -183,6 +198,13 @@ def dot(x, y, order="sequential", *, axis=None, keepdims=False, out=None):
     ValueError
         Shapes differ, `order` or `axis` is invalid.
     """
+    if (axis is None and out is None and keepdims is False and _core.plain(x, 1, y, 1) and
+            x.shape[0] == y.shape[0]):
+        try:
+            code = _ORDERS[order]
+        except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
+            code = V.order(order, "dot")
+        return _reduce("dot", code, x, y, _isa(), _threads())
     if y is None:  # to _reduction, None means "no second vector": reject it here
         V.vector(y, "y", "dot")
     return _reduction("dot", x, y, order, axis, keepdims, out)
@@ -219,6 +241,12 @@ def nrm2(x, order="sequential", *, axis=None, keepdims=False, out=None):
     numpy.float32 or numpy.float64
         The norm, of x's dtype.
     """
+    if axis is None and out is None and keepdims is False and _core.plain(x, 1):
+        try:
+            code = _ORDERS[order]
+        except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
+            code = V.order(order, "nrm2")
+        return _reduce("nrm2", code, x, None, _isa(), _threads())
     return _reduction("nrm2", x, None, order, axis, keepdims, out)
 
 
