@@ -277,6 +277,10 @@ def iamax(x, *, axis=None, keepdims=False):
         x (or the axis) is empty (like :func:`numpy.argmax`), or x is not 1-D
         without `axis`.
     """
+    if axis is None and keepdims is False and _core.plain(x, 1):  # the fast path
+        if x.shape[0] == 0:
+            raise ValueError("reproblas.iamax: x is empty, it has no largest element")
+        return _core.iamax(x, _isa(), _threads())
     be = _backend.select(x)
     if axis is None and keepdims is False:
         (x,) = V.operands(be, "iamax", ("x",), (x,), (1,), check=V.vector)
@@ -315,6 +319,9 @@ def axpy(alpha, x, y):
     numpy.ndarray
         y.
     """
+    if _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0] and y.flags.writeable:
+        _cpu.BACKEND.axpy(V.scalar(alpha, y.dtype, "axpy"), x, y)  # the fast path
+        return y
     caller_y = y  # in place: the caller's object is returned (a torch tensor stays one)
     be = _backend.select(x, y)
     x, y = V.operands(be, "axpy", ("x", "y"), (x, y), (1, 1), check=V.vector)
@@ -339,6 +346,9 @@ def scal(alpha, x):
     numpy.ndarray
         x.
     """
+    if _core.plain(x, 1) and x.flags.writeable:
+        _cpu.BACKEND.scal(V.scalar(alpha, x.dtype, "scal"), x)  # the fast path
+        return x
     caller_x = x
     be = _backend.select(x)
     (x,) = V.operands(be, "scal", ("x",), (x,), (1,), check=V.vector)
