@@ -508,10 +508,10 @@ cdef int _order_code(object order) noexcept:
     return -1
 
 
-def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
+def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
     """alpha * op(a) @ op(b) as a new C-ordered array, for the common small call, all of
-    it checked here: a 2-D and b 2-D or 1-D (one column; the result is then 1-D) as
-    `plain` accepts them, matching inner dimensions, trans_a/trans_b True or False, an
+    it checked here: a 2-D and b 2-D or 1-D (one column; the result is then 1-D; b_ndim
+    1 or 2: only that one, 0: either) as `plain` accepts them, matching inner dimensions, trans_a/trans_b True or False, an
     order name, alpha a Python float (or an int a double holds exactly) that the dtype
     holds, beta a Python float +-0 (C is not read), and valid environment knobs.
     None for anything else: the caller's general path checks it and says what is wrong."""
@@ -532,7 +532,8 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
     cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>a)
     if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
         return None
-    cdef int b_ndim = cnp.PyArray_NDIM(<cnp.ndarray>b)
+    if b_ndim == 0:
+        b_ndim = cnp.PyArray_NDIM(<cnp.ndarray>b)
     if not (_plain(a, 2, typenum) and (b_ndim == 1 or b_ndim == 2) and _plain(b, b_ndim, typenum)):
         return None
     if typenum == cnp.NPY_FLOAT32 and fabs(al) > FLT_MAX and isfinite(al):
