@@ -275,6 +275,28 @@ def scalar_array(double value, cnp.dtype dtype):
 
 def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int isa, int threads):
     """sum/asum/nrm2 of x, or dot of x and y, as a NumPy scalar of x's dtype."""
+    return _reduce(routine, order, x, y, isa, threads)
+
+
+def reduce_env(str routine, int order, cnp.ndarray x not None, cnp.ndarray y):
+    """reduce() on the path and thread count the environment asks for (read in C, as
+    product_plain reads them: the reductions' fast path); None when either value is
+    invalid, so that the caller's general path raises its error."""
+    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
+    if isa < 0 or threads < 0:
+        return None
+    return _reduce(routine, order, x, y, isa, threads)
+
+
+def iamax_env(cnp.ndarray x not None):
+    """iamax() on the environment's path and thread count; None when either is invalid."""
+    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
+    if isa < 0 or threads < 0:
+        return None
+    return _iamax(x, isa, threads)
+
+
+cdef object _reduce(str routine, int order, cnp.ndarray x, cnp.ndarray y, int isa, int threads):
     cdef int kind = _REDUCTIONS[routine]
     if (kind == 2) != (y is not None):
         raise TypeError(f"reproblas core: {routine} takes "
@@ -306,6 +328,10 @@ def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int is
 
 
 def iamax(cnp.ndarray x not None, int isa, int threads):
+    return _iamax(x, isa, threads)
+
+
+cdef object _iamax(cnp.ndarray x, int isa, int threads):
     cdef rb_context buf
     cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(x)

@@ -16,8 +16,9 @@ from . import _validate as V
 # The fast path of each reduction, written out in each routine (a Python call
 # level costs as much as the rest of a 16-element sum): operands that pass every
 # check of _reduction, used as they are (_core.plain accepts only those; looked up
-# at each call, so that a test can hide the fast path).
-_reduce, _isa, _threads, _ORDERS = _core.reduce, _cpu.isa, _cpu.threads, V.ORDERS
+# at each call, so that a test can hide the fast path). The core reads the
+# environment knobs; None from it: one is invalid, the general path says which.
+_reduce_env, _ORDERS = _core.reduce_env, V.ORDERS
 
 
 def _reduction(routine, x, y, order, axis, keepdims, out):
@@ -118,7 +119,9 @@ def sum(x, order="sequential", *, axis=None, keepdims=False, out=None):
             code = _ORDERS[order]
         except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
             code = V.order(order, "sum")
-        return _reduce("sum", code, x, None, _isa(), _threads())
+        res = _reduce_env("sum", code, x, None)
+        if res is not None:
+            return res
     return _reduction("sum", x, None, order, axis, keepdims, out)
 
 
@@ -155,7 +158,9 @@ def asum(x, order="sequential", *, axis=None, keepdims=False, out=None):
             code = _ORDERS[order]
         except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
             code = V.order(order, "asum")
-        return _reduce("asum", code, x, None, _isa(), _threads())
+        res = _reduce_env("asum", code, x, None)
+        if res is not None:
+            return res
     return _reduction("asum", x, None, order, axis, keepdims, out)
 
 
@@ -204,7 +209,9 @@ def dot(x, y, order="sequential", *, axis=None, keepdims=False, out=None):
             code = _ORDERS[order]
         except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
             code = V.order(order, "dot")
-        return _reduce("dot", code, x, y, _isa(), _threads())
+        res = _reduce_env("dot", code, x, y)
+        if res is not None:
+            return res
     if y is None:  # to _reduction, None means "no second vector": reject it here
         V.vector(y, "y", "dot")
     return _reduction("dot", x, y, order, axis, keepdims, out)
@@ -246,7 +253,9 @@ def nrm2(x, order="sequential", *, axis=None, keepdims=False, out=None):
             code = _ORDERS[order]
         except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
             code = V.order(order, "nrm2")
-        return _reduce("nrm2", code, x, None, _isa(), _threads())
+        res = _reduce_env("nrm2", code, x, None)
+        if res is not None:
+            return res
     return _reduction("nrm2", x, None, order, axis, keepdims, out)
 
 
@@ -280,7 +289,9 @@ def iamax(x, *, axis=None, keepdims=False):
     if axis is None and keepdims is False and _core.plain(x, 1):  # the fast path
         if x.shape[0] == 0:
             raise ValueError("reproblas.iamax: x is empty, it has no largest element")
-        return _core.iamax(x, _isa(), _threads())
+        res = _core.iamax_env(x)
+        if res is not None:
+            return res
     be = _backend.select(x)
     if axis is None and keepdims is False:
         (x,) = V.operands(be, "iamax", ("x",), (x,), (1,), check=V.vector)

@@ -63,3 +63,17 @@ def test_same_errors_as_general_path(call, monkeypatch):
     assert isinstance(fast, tuple), fast
     assert issubclass(fast[0], (TypeError, ValueError, OverflowError)), fast
     assert fast == slow
+
+
+@pytest.mark.parametrize("name, value", [("REPROBLAS_ISA", "mmx"), ("REPROBLAS_ISA", "AVX2"),
+                                         ("REPROBLAS_NUM_THREADS", "0"),
+                                         ("REPROBLAS_NUM_THREADS", "two")])
+def test_bad_environment_same_errors_as_general_path(name, value, monkeypatch):
+    """The reductions' and iamax's fast path reads the knobs in C: a bad value falls
+    back to the general path, which names it."""
+    monkeypatch.setenv(name, value)
+    for call in (lambda: rb.sum(f32), lambda: rb.dot(f64, f64, order="pairwise"),
+                 lambda: rb.nrm2(f32), lambda: rb.iamax(f64)):
+        fast, slow = both_paths(monkeypatch, call)
+        assert isinstance(fast, tuple) and fast[0] is ValueError and name in fast[1], fast
+        assert fast == slow
