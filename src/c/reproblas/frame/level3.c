@@ -124,6 +124,11 @@ static void l3_item_sizes(l3_split *s, int pw, int64_t k, int64_t mr, int64_t nr
     s->item_n = 1;
     return;
   }
+  if (s->m <= mr && s->n <= nr) { /* one item whatever the sizes (each >= mr x nr) */
+    s->item_m = mr;
+    s->item_n = nr;
+    return;
+  }
   mc = l3_round_down(mc, mr);
   nc = l3_round_down(pw && nc > L3_PW_NC_MAX ? L3_PW_NC_MAX : nc, nr);
   s->item_m = pw || ws < 1 ? mc : l3_round_down(ws / nc, mc);
