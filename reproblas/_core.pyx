@@ -116,6 +116,8 @@ _GROUP_ARGS = {"trsm": ("mb", "nb"), "conv": ("chunk", "kc", "min_work", "mc", "
 # The settings of the current thread / context: None (all defaults) or a dict
 # field -> value. A context variable, so that no call sees another thread's.
 _tuning = contextvars.ContextVar("reproblas_tuning", default=None)
+# tuning() blocks open in any thread: while 0, no call looks _tuning up.
+cdef int _tuning_blocks = 0
 
 
 @contextlib.contextmanager
@@ -142,19 +144,43 @@ def tuning(**groups):
             given += [0] * (len(names) - len(given))
         for name, value in zip(names, given):
             fields[name] = int(value)
+    global _tuning_blocks
     token = _tuning.set(fields)
+    _tuning_blocks += 1
     try:
         yield
     finally:
+        _tuning_blocks -= 1
         _tuning.reset(token)
 
 
 def context(int isa, int threads):
     """The rb_context a call on this path and thread count gets here (tests)."""
-    return _context(isa, threads)
+    cdef rb_context buf
+    return _context(isa, threads, &buf)[0]
 
 
-cdef rb_context _context(int isa, int threads) except *:
+# Calls made while no tuning() block is open anywhere (the common case) share the
+# default contexts, made once per (path, thread count) and never changed after, so
+# that the C code may read them without the GIL.
+cdef enum: _CACHED_THREADS = 256
+cdef rb_context _defaults[CR_ISA_COUNT][_CACHED_THREADS + 1]
+cdef bint _default_made[CR_ISA_COUNT][_CACHED_THREADS + 1]
+
+
+cdef const rb_context *_context(int isa, int threads, rb_context *buf) except NULL:
+    """A call's context: the shared default when no tuning() block is open (no
+    context-variable lookup), else _tuned()'s, written to buf."""
+    if _tuning_blocks == 0 and 0 <= isa < CR_ISA_COUNT and 0 <= threads <= _CACHED_THREADS:
+        if not _default_made[isa][threads]:
+            _defaults[isa][threads] = rb_context_default(isa, threads)
+            _default_made[isa][threads] = True
+        return &_defaults[isa][threads]
+    buf[0] = _tuned(isa, threads)
+    return buf
+
+
+cdef rb_context _tuned(int isa, int threads) except *:
     """A call's context: the defaults, then the current tuning (see tuning())."""
     cdef rb_context c = rb_context_default(isa, threads)
     t = _tuning.get()
@@ -179,15 +205,15 @@ cdef rb_context _context(int isa, int threads) except *:
 
 cdef extern from "level1.h":
     enum: RB_F32, RB_F64, RB_SEQUENTIAL, RB_PAIRWISE
-    int rb_sum(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) nogil
-    int rb_asum(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) nogil
-    int rb_dot(int dtype, int order, rb_context cfg, const void *x, const void *y, int64_t n,
+    int rb_sum(int dtype, int order, const rb_context *cfg, const void *x, int64_t n, void *out) nogil
+    int rb_asum(int dtype, int order, const rb_context *cfg, const void *x, int64_t n, void *out) nogil
+    int rb_dot(int dtype, int order, const rb_context *cfg, const void *x, const void *y, int64_t n,
                void *out) nogil
-    int rb_nrm2(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) nogil
-    int64_t rb_iamax(int dtype, rb_context cfg, const void *x, int64_t n) nogil
-    int rb_axpy(int dtype, rb_context cfg, const void *alpha, const void *x, void *y,
+    int rb_nrm2(int dtype, int order, const rb_context *cfg, const void *x, int64_t n, void *out) nogil
+    int64_t rb_iamax(int dtype, const rb_context *cfg, const void *x, int64_t n) nogil
+    int rb_axpy(int dtype, const rb_context *cfg, const void *alpha, const void *x, void *y,
                 int64_t n) nogil
-    int rb_scal(int dtype, rb_context cfg, const void *alpha, void *x, int64_t n) nogil
+    int rb_scal(int dtype, const rb_context *cfg, const void *alpha, void *x, int64_t n) nogil
 
 SEQUENTIAL = RB_SEQUENTIAL
 PAIRWISE = RB_PAIRWISE
@@ -249,12 +275,35 @@ def scalar_array(double value, cnp.dtype dtype):
 
 def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int isa, int threads):
     """sum/asum/nrm2 of x, or dot of x and y, as a NumPy scalar of x's dtype."""
+    return _reduce(routine, order, x, y, isa, threads)
+
+
+def reduce_env(str routine, int order, cnp.ndarray x not None, cnp.ndarray y):
+    """reduce() on the path and thread count the environment asks for (read in C, as
+    product_plain reads them: the reductions' fast path); None when either value is
+    invalid, so that the caller's general path raises its error."""
+    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
+    if isa < 0 or threads < 0:
+        return None
+    return _reduce(routine, order, x, y, isa, threads)
+
+
+def iamax_env(cnp.ndarray x not None):
+    """iamax() on the environment's path and thread count; None when either is invalid."""
+    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
+    if isa < 0 or threads < 0:
+        return None
+    return _iamax(x, isa, threads)
+
+
+cdef object _reduce(str routine, int order, cnp.ndarray x, cnp.ndarray y, int isa, int threads):
     cdef int kind = _REDUCTIONS[routine]
     if (kind == 2) != (y is not None):
         raise TypeError(f"reproblas core: {routine} takes "
                         f"{'two vectors' if kind == 2 else 'one vector'}")
     cdef int dtype = _dtype_code(x)
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef double out = 0  # room for a float or a double, read back as x's dtype
     cdef const void *px = cnp.PyArray_DATA(x)
     cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
@@ -279,7 +328,12 @@ def reduce(str routine, int order, cnp.ndarray x not None, cnp.ndarray y, int is
 
 
 def iamax(cnp.ndarray x not None, int isa, int threads):
-    cdef rb_context cfg = _context(isa, threads)
+    return _iamax(x, isa, threads)
+
+
+cdef object _iamax(cnp.ndarray x, int isa, int threads):
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(x)
     cdef const void *px = cnp.PyArray_DATA(x)
     cdef int64_t n = x.shape[0]
@@ -297,7 +351,8 @@ def iamax(cnp.ndarray x not None, int isa, int threads):
 def axpy(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not None,
          int isa, int threads):
     """y <- fma(alpha, x, y) in place (alpha: a 1-element array of y's dtype)."""
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(y)
     cdef const void *pa = cnp.PyArray_DATA(alpha)
     cdef const void *px = cnp.PyArray_DATA(x)
@@ -315,7 +370,8 @@ def axpy(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not N
 
 def scal(cnp.ndarray alpha not None, cnp.ndarray x not None, int isa, int threads):
     """x <- alpha * x in place."""
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(x)
     cdef const void *pa = cnp.PyArray_DATA(alpha)
     cdef void *px = cnp.PyArray_DATA(x)
@@ -417,11 +473,11 @@ def call_with_mxcsr(unsigned mxcsr, fn):
 # ---- level 2/3 (src/c/reproblas/level3.h) ----
 
 cdef extern from "level3.h":
-    int rb_gemm(int dtype, int order, rb_context cfg, int64_t m, int64_t n, int64_t k,
+    int rb_gemm(int dtype, int order, const rb_context *cfg, int64_t m, int64_t n, int64_t k,
                 const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
                 int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs,
                 int64_t c_cs) nogil
-    int rb_ger(int dtype, rb_context cfg, int64_t m, int64_t n, const void *alpha,
+    int rb_ger(int dtype, const rb_context *cfg, int64_t m, int64_t n, const void *alpha,
                const void *x, const void *y, void *a, int64_t a_rs, int64_t a_cs) nogil
 
 
@@ -431,7 +487,8 @@ def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
          cnp.ndarray c not None, int64_t c_rs, int64_t c_cs, int isa, int threads):
     """c (m x n, element strides) <- alpha*S [+ beta*c]; op(A)_ik = a[i*a_rs + k*a_cs] etc.
     alpha, beta: 1-element arrays of c's dtype."""
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(c)
     cdef const void *pal = cnp.PyArray_DATA(alpha)
     cdef const void *pbe = cnp.PyArray_DATA(beta)
@@ -477,10 +534,10 @@ cdef int _order_code(object order) noexcept:
     return -1
 
 
-def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
+def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
     """alpha * op(a) @ op(b) as a new C-ordered array, for the common small call, all of
-    it checked here: a 2-D and b 2-D or 1-D (one column; the result is then 1-D) as
-    `plain` accepts them, matching inner dimensions, trans_a/trans_b True or False, an
+    it checked here: a 2-D and b 2-D or 1-D (one column; the result is then 1-D; b_ndim
+    1 or 2: only that one, 0: either) as `plain` accepts them, matching inner dimensions, trans_a/trans_b True or False, an
     order name, alpha a Python float (or an int a double holds exactly) that the dtype
     holds, beta a Python float +-0 (C is not read), and valid environment knobs.
     None for anything else: the caller's general path checks it and says what is wrong."""
@@ -501,7 +558,8 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
     cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>a)
     if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
         return None
-    cdef int b_ndim = cnp.PyArray_NDIM(<cnp.ndarray>b)
+    if b_ndim == 0:
+        b_ndim = cnp.PyArray_NDIM(<cnp.ndarray>b)
     if not (_plain(a, 2, typenum) and (b_ndim == 1 or b_ndim == 2) and _plain(b, b_ndim, typenum)):
         return None
     if typenum == cnp.NPY_FLOAT32 and fabs(al) > FLT_MAX and isfinite(al):
@@ -509,7 +567,8 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
     cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
     if isa < 0 or threads < 0:
         return None
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef cnp.ndarray x = <cnp.ndarray>a, y = <cnp.ndarray>b
     cdef int64_t m = x.shape[1] if trans_a else x.shape[0], k = x.shape[0] if trans_a else x.shape[1]
     cdef int64_t a_rs, a_cs, kb, n = 1, b_rs = 1, b_cs = 1
@@ -556,7 +615,8 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta):
 def ger(cnp.ndarray alpha not None, cnp.ndarray x not None, cnp.ndarray y not None,
         cnp.ndarray a not None, int64_t a_rs, int64_t a_cs, int isa, int threads):
     """a (element strides) <- fma(x_i, alpha*y_j, a_ij); x, y contiguous."""
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(a)
     cdef int64_t m = x.shape[0]
     cdef int64_t n = y.shape[0]
@@ -607,7 +667,8 @@ def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarra
     groups). a, b: the routine's inputs in the C order (b None for grad_bias)."""
     if (b is None) != (routine == CONV2D_GRAD_BIAS):
         raise TypeError(f"reproblas core: conv routine {routine} got the wrong operand count")
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef rb_conv_shape g
     (g.n, g.c, g.h, g.w, g.k, g.r, g.s, g.p, g.q, g.stride_h, g.stride_w, g.pad_top,
      g.pad_left, g.dilation_h, g.dilation_w, g.groups) = shape
@@ -621,13 +682,13 @@ def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarra
     _stop_begin(&stop)
     with nogil:
         if routine == CONV2D:
-            rc = rb_conv2d(dtype, order, cfg, &g, pa, pb, pbias, pout)
+            rc = rb_conv2d(dtype, order, cfg[0], &g, pa, pb, pbias, pout)
         elif routine == CONV2D_GRAD_INPUT:
-            rc = rb_conv2d_grad_input(dtype, order, cfg, &g, pa, pb, pout)
+            rc = rb_conv2d_grad_input(dtype, order, cfg[0], &g, pa, pb, pout)
         elif routine == CONV2D_GRAD_WEIGHT:
-            rc = rb_conv2d_grad_weight(dtype, order, cfg, &g, pa, pb, pout)
+            rc = rb_conv2d_grad_weight(dtype, order, cfg[0], &g, pa, pb, pout)
         else:
-            rc = rb_conv2d_grad_bias(dtype, order, cfg, &g, pa, pout)
+            rc = rb_conv2d_grad_bias(dtype, order, cfg[0], &g, pa, pout)
     _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas conv: out of memory for the gather buffers")
@@ -639,7 +700,7 @@ def conv(int routine, int order, tuple shape, cnp.ndarray a not None, cnp.ndarra
 # ---- trsv / trsm (src/c/reproblas/level3.h) ----
 
 cdef extern from "level3.h":
-    int rb_trsm(int dtype, int order, rb_context cfg, int right, int lower, int trans, int unit,
+    int rb_trsm(int dtype, int order, const rb_context *cfg, int right, int lower, int trans, int unit,
                 int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs,
                 int64_t a_cs, void *b, int64_t b_rs, int64_t b_cs) nogil
 
@@ -649,7 +710,8 @@ def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray a
          int64_t m, int64_t n, int64_t b_rs, int64_t b_cs, int isa, int threads):
     """b (m x n, element strides) <- X with op(a) X = alpha b (left) or X op(a) = alpha b
     (right); alpha: a 1-element array of b's dtype, or None (no scaling: trsv)."""
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(b)
     cdef const void *pal = cnp.PyArray_DATA(alpha) if alpha is not None else NULL
     cdef const void *pa = cnp.PyArray_DATA(a)
@@ -668,7 +730,7 @@ def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray a
 
 
 cdef extern from "level3.h":
-    int rb_gemm_batched(int dtype, int order, rb_context cfg, int nd, const int64_t *shape,
+    int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const int64_t *shape,
                         const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs,
                         int64_t m, int64_t n, int64_t k, const void *alpha, const void *a,
                         int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs,
@@ -681,7 +743,8 @@ def matmul(int order, cnp.ndarray a not None, cnp.ndarray a_st not None,
     """c[..., m, n] = a[..., m, k] @ b[..., k, n] (alpha 1, beta 0) for every batch entry
     of c's shape; *_st: int64 element strides of each operand over c's dimensions
     (batch strides first, 0 where broadcast, then the row and column strides)."""
-    cdef rb_context cfg = _context(isa, threads)
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(c)
     cdef int nd = c.ndim - 2
     cdef cnp.ndarray shape = np.array([c.shape[d] for d in range(c.ndim)], dtype=np.int64)

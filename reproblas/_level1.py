@@ -13,13 +13,17 @@ from . import _backend, _core, _cpu
 from . import _validate as V
 
 
-def _reduction(routine, x, y, order, axis=None, keepdims=False, out=None):
+# The fast path of each reduction, written out in each routine (a Python call
+# level costs as much as the rest of a 16-element sum): operands that pass every
+# check of _reduction, used as they are (_core.plain accepts only those; looked up
+# at each call, so that a test can hide the fast path). The core reads the
+# environment knobs; None from it: one is invalid, the general path says which.
+_reduce_env, _ORDERS = _core.reduce_env, V.ORDERS
+
+
+def _reduction(routine, x, y, order, axis, keepdims, out):
     if axis is not None or keepdims is not False or out is not None:
         return _along(routine, x, y, order, axis, keepdims, out)
-    if (_core.plain(x, 1) if y is None else
-            _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0]):
-        # fast path: operands that pass every check below, used as they are
-        return _core.reduce(routine, V.order(order, routine), x, y, _cpu.isa(), _cpu.threads())
     be = _backend.select(x, y)
     code = V.order(order, routine)
     x, y = V.operands(be, routine, ("x", "y"), (x, y), (1, 1), optional=("y",), check=V.vector)
@@ -110,6 +114,14 @@ def sum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     >>> reproblas.sum(t), reproblas.sum(t, order="pairwise")
     (np.float64(2.0), np.float64(1.0))
     """
+    if axis is None and out is None and keepdims is False and _core.plain(x, 1):
+        try:
+            code = _ORDERS[order]
+        except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
+            code = V.order(order, "sum")
+        res = _reduce_env("sum", code, x, None)
+        if res is not None:
+            return res
     return _reduction("sum", x, None, order, axis, keepdims, out)
 
 
@@ -141,6 +153,14 @@ def asum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     numpy.float32 or numpy.float64
         The sum of ``abs(x_k)``, of x's dtype.
     """
+    if axis is None and out is None and keepdims is False and _core.plain(x, 1):
+        try:
+            code = _ORDERS[order]
+        except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
+            code = V.order(order, "asum")
+        res = _reduce_env("asum", code, x, None)
+        if res is not None:
+            return res
     return _reduction("asum", x, None, order, axis, keepdims, out)
 
 
@@ -183,6 +203,15 @@ def dot(x, y, order="sequential", *, axis=None, keepdims=False, out=None):
     ValueError
         Shapes differ, `order` or `axis` is invalid.
     """
+    if (axis is None and out is None and keepdims is False and _core.plain(x, 1, y, 1) and
+            x.shape[0] == y.shape[0]):
+        try:
+            code = _ORDERS[order]
+        except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
+            code = V.order(order, "dot")
+        res = _reduce_env("dot", code, x, y)
+        if res is not None:
+            return res
     if y is None:  # to _reduction, None means "no second vector": reject it here
         V.vector(y, "y", "dot")
     return _reduction("dot", x, y, order, axis, keepdims, out)
@@ -219,6 +248,14 @@ def nrm2(x, order="sequential", *, axis=None, keepdims=False, out=None):
     numpy.float32 or numpy.float64
         The norm, of x's dtype.
     """
+    if axis is None and out is None and keepdims is False and _core.plain(x, 1):
+        try:
+            code = _ORDERS[order]
+        except (KeyError, TypeError):  # another case ('Pairwise'), or not an order
+            code = V.order(order, "nrm2")
+        res = _reduce_env("nrm2", code, x, None)
+        if res is not None:
+            return res
     return _reduction("nrm2", x, None, order, axis, keepdims, out)
 
 
@@ -249,6 +286,12 @@ def iamax(x, *, axis=None, keepdims=False):
         x (or the axis) is empty (like :func:`numpy.argmax`), or x is not 1-D
         without `axis`.
     """
+    if axis is None and keepdims is False and _core.plain(x, 1):  # the fast path
+        if x.shape[0] == 0:
+            raise ValueError("reproblas.iamax: x is empty, it has no largest element")
+        res = _core.iamax_env(x)
+        if res is not None:
+            return res
     be = _backend.select(x)
     if axis is None and keepdims is False:
         (x,) = V.operands(be, "iamax", ("x",), (x,), (1,), check=V.vector)
@@ -287,6 +330,9 @@ def axpy(alpha, x, y):
     numpy.ndarray
         y.
     """
+    if _core.plain(x, 1, y, 1) and x.shape[0] == y.shape[0] and y.flags.writeable:
+        _cpu.BACKEND.axpy(V.scalar(alpha, y.dtype, "axpy"), x, y)  # the fast path
+        return y
     caller_y = y  # in place: the caller's object is returned (a torch tensor stays one)
     be = _backend.select(x, y)
     x, y = V.operands(be, "axpy", ("x", "y"), (x, y), (1, 1), check=V.vector)
@@ -311,6 +357,9 @@ def scal(alpha, x):
     numpy.ndarray
         x.
     """
+    if _core.plain(x, 1) and x.flags.writeable:
+        _cpu.BACKEND.scal(V.scalar(alpha, x.dtype, "scal"), x)  # the fast path
+        return x
     caller_x = x
     be = _backend.select(x)
     (x,) = V.operands(be, "scal", ("x",), (x,), (1,), check=V.vector)

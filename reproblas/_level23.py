@@ -59,9 +59,8 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     ValueError
         Shapes do not match, beta != 0 without c, or c is read-only with overwrite_c.
     """
-    if (c is None and overwrite_c is False and out is None and type(b) is np.ndarray
-            and b.ndim == 2):
-        out = _core.product_plain(order, alpha, a, trans_a, b, trans_b, beta)  # the small call
+    if c is None and overwrite_c is False and out is None:  # the small call: b 2-D
+        out = _core.product_plain(order, alpha, a, trans_a, b, trans_b, beta, 2)
         if out is not None:
             return out
     trans_a, trans_b = V.flag(trans_a, "trans_a", "gemm"), V.flag(trans_b, "trans_b", "gemm")
@@ -135,9 +134,8 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
     numpy.ndarray
         The 1-D result: a new array, or y when overwrite_y is true.
     """
-    if (y is None and overwrite_y is False and out is None and type(x) is np.ndarray
-            and x.ndim == 1):
-        out = _core.product_plain(order, alpha, a, trans, x, False, beta)  # the small call
+    if y is None and overwrite_y is False and out is None:  # the small call: x 1-D
+        out = _core.product_plain(order, alpha, a, trans, x, False, beta, 1)
         if out is not None:
             return out
     trans, overwrite_y = V.flag(trans, "trans", "gemv"), V.flag(overwrite_y, "overwrite_y", "gemv")

@@ -187,10 +187,10 @@ static int rb_capi_reduce(int kind, int dtype, int64_t n, const void *x, int64_t
   }
   int core = rb_core_order(order), rc;
   switch (kind) {
-  case RB_CAPI_SUM: rc = rb_sum(dtype, core, cfg, cx, n, result); break;
-  case RB_CAPI_ASUM: rc = rb_asum(dtype, core, cfg, cx, n, result); break;
-  case RB_CAPI_DOT: rc = rb_dot(dtype, core, cfg, cx, cy, n, result); break;
-  default: rc = rb_nrm2(dtype, core, cfg, cx, n, result); break;
+  case RB_CAPI_SUM: rc = rb_sum(dtype, core, &cfg, cx, n, result); break;
+  case RB_CAPI_ASUM: rc = rb_asum(dtype, core, &cfg, cx, n, result); break;
+  case RB_CAPI_DOT: rc = rb_dot(dtype, core, &cfg, cx, cy, n, result); break;
+  default: rc = rb_nrm2(dtype, core, &cfg, cx, n, result); break;
   }
   if (own_x) free((void *)cx);
   if (own_y) free((void *)cy);
@@ -208,7 +208,7 @@ static int rb_capi_iamax(int dtype, int64_t n, const void *x, int64_t incx, int6
   int own;
   const void *cx = rb_gather(x, n, incx, rb_size(dtype), 0, &own);
   if (cx == NULL) return REPROBLAS_ERR_NO_MEMORY;
-  int64_t k = rb_iamax(dtype, cfg, cx, n);
+  int64_t k = rb_iamax(dtype, &cfg, cx, n);
   if (own) free((void *)cx);
   if (k < 0) return REPROBLAS_ERR_INTERNAL;
   *index = k;
@@ -244,7 +244,8 @@ static int rb_capi_update(int dtype, int64_t n, const void *alpha, const void *x
       return REPROBLAS_ERR_NO_MEMORY;
     }
   }
-  int rc = is_axpy ? rb_axpy(dtype, cfg, alpha, cx, work, n) : rb_scal(dtype, cfg, alpha, work, n);
+  int rc = is_axpy ? rb_axpy(dtype, &cfg, alpha, cx, work, n)
+                   : rb_scal(dtype, &cfg, alpha, work, n);
   if (own_t) {
     if (rc == 0) rb_scatter(target, n, inc, size, work);
     free(work);
@@ -278,7 +279,7 @@ static int rb_capi_gemv(int dtype, int layout, int trans, int64_t m, int64_t n,
   int64_t a_rs, a_cs;
   rb_strides(layout, trans, lda, &a_rs, &a_cs);
   /* x is op(A)'s right-hand cols x 1 matrix, y the rows x 1 result. */
-  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), cfg, rows, 1, cols, alpha, a, a_rs,
+  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), &cfg, rows, 1, cols, alpha, a, a_rs,
                                 a_cs, rb_first(x, nx, incx, size), incx, 0, beta,
                                 (void *)rb_first(y, rows, incy, size), incy, 0));
 }
@@ -307,7 +308,7 @@ static int rb_capi_ger(int dtype, int layout, int64_t m, int64_t n, const void *
   if (cx != NULL && cy != NULL) { /* m, n > 0 here */
     int64_t a_rs, a_cs;
     rb_strides(layout, ReproblasNoTrans, lda, &a_rs, &a_cs);
-    rc = rb_ger(dtype, cfg, m, n, alpha, cx, cy, a, a_rs, a_cs);
+    rc = rb_ger(dtype, &cfg, m, n, alpha, cx, cy, a, a_rs, a_cs);
   }
   if (own_x) free((void *)cx);
   if (own_y) free((void *)cy);
@@ -342,7 +343,7 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
   rb_strides(layout, trans_a, lda, &a_rs, &a_cs);
   rb_strides(layout, trans_b, ldb, &b_rs, &b_cs);
   rb_strides(layout, ReproblasNoTrans, ldc, &c_rs, &c_cs);
-  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), cfg, m, n, k, alpha, a, a_rs, a_cs,
+  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), &cfg, m, n, k, alpha, a, a_rs, a_cs,
                                 b, b_rs, b_cs, beta, c, c_rs, c_cs));
 }
 
@@ -361,7 +362,7 @@ static int rb_capi_solve(int dtype, int right, int layout, int uplo, int trans, 
   if (status != 0) return status;
   int64_t a_rs, a_cs;
   rb_strides(layout, ReproblasNoTrans, lda, &a_rs, &a_cs);
-  return rb_capi_status(rb_trsm(dtype, rb_core_order(order), cfg, right, uplo == ReproblasLower,
+  return rb_capi_status(rb_trsm(dtype, rb_core_order(order), &cfg, right, uplo == ReproblasLower,
                                 rb_transposed(trans), diag == ReproblasUnit, m, n, alpha, a,
                                 a_rs, a_cs, b, b_rs, b_cs));
 }

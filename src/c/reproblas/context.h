@@ -1,5 +1,5 @@
 /* A call's context: the code path, the thread count and every block size and
- * threshold the drivers use, passed down by value instead of process globals,
+ * threshold the drivers use, passed down by pointer instead of process globals,
  * so that calls with different settings can run at once.
  *
  * None of these values changes a result bit (docs/contract.md §0): block and
@@ -39,5 +39,11 @@ rb_context rb_context_default(int isa, int threads);
 
 /* c with each value < 1 or invalid replaced by its default (threads: 1). */
 rb_context rb_context_fix(rb_context c);
+
+/* The entry points' form of rb_context_fix: c itself when fixing would change
+ * nothing (a context from rb_context_default, the common case), else *tmp =
+ * rb_context_fix(*c) and tmp. Copies nothing in the common case, which
+ * matters for calls on a few elements. */
+const rb_context *rb_context_use(const rb_context *c, rb_context *tmp);
 
 #endif /* RB_CONTEXT_H */

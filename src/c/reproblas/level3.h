@@ -17,7 +17,7 @@
 
 /* C = alpha*S (beta == 0: C is not read) or fma(beta, C, alpha*S), S_ij the
  * ordered sum over k of op(A)_ik * op(B)_kj. */
-int rb_gemm(int dtype, int order, rb_context cfg, int64_t m, int64_t n, int64_t k,
+int rb_gemm(int dtype, int order, const rb_context *cfg, int64_t m, int64_t n, int64_t k,
             const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
             int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs);
 
@@ -25,21 +25,21 @@ int rb_gemm(int dtype, int order, rb_context cfg, int64_t m, int64_t n, int64_t 
  * B, C start at a, b, c plus its batch index times a_bs, b_bs, c_bs (element
  * strides, 0 for a broadcast dimension). Threads share out the entries and
  * their tiles; each entry's bits are those of rb_gemm on it alone. */
-int rb_gemm_batched(int dtype, int order, rb_context cfg, int nd, const int64_t *shape,
+int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const int64_t *shape,
                     const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
                     int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
                     int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
                     void *c, int64_t c_rs, int64_t c_cs);
 
 /* a_ij = fma(x_i, alpha*y_j, a_ij); x and y contiguous. */
-int rb_ger(int dtype, rb_context cfg, int64_t m, int64_t n, const void *alpha, const void *x,
+int rb_ger(int dtype, const rb_context *cfg, int64_t m, int64_t n, const void *alpha, const void *x,
            const void *y, void *a, int64_t a_rs, int64_t a_cs);
 
 /* Solves op(A) X = alpha B (right == 0) or X op(A) = alpha B (right != 0) in
  * place of B (m x n); A is triangular (lower or upper; unit: its diagonal is
  * taken as 1 and not read), m x m or n x n. alpha NULL: B as it is (trsv is
  * the left case with n = 1). Terms and order as contract §3 trsv/trsm. */
-int rb_trsm(int dtype, int order, rb_context cfg, int right, int lower, int trans, int unit,
+int rb_trsm(int dtype, int order, const rb_context *cfg, int right, int lower, int trans, int unit,
             int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
             void *b, int64_t b_rs, int64_t b_cs);
 

@@ -33,7 +33,7 @@ enum { RB_STOPPED = -3, RB_STOP_POLL_MS = 50 };
 typedef struct rb_stop_ctx {
   int (*hook)(void *arg);
   void *arg;
-  /* set by rb_stop_begin */
+  /* set by rb_stop_begin; next_ns <= 0 until the second rb_stop_poll */
   long next_ns;
   int stopped;
   struct rb_stop_ctx *prev;

@@ -58,3 +58,18 @@ rb_context rb_context_fix(rb_context c) {
   if (c.conv_batch < 1) c.conv_batch = 0;
   return c;
 }
+
+/* The values rb_context_fix keeps as they are (kept next to it). */
+static int rb_context_is_fixed(const rb_context *c) {
+  return c->threads >= 1 && c->piece >= 1 && (c->piece & (c->piece - 1)) == 0 &&
+         c->min_per_thread >= 1 && c->mc >= 1 && c->nc >= 1 && (c->kc >= 1 || c->kc == RB_DEFAULT_KC) &&
+         c->min_work >= 1 && c->ws >= 1 && c->trsm_mb >= 1 &&
+         (c->trsm_mb & (c->trsm_mb - 1)) == 0 && c->trsm_nb >= 1 && c->conv_chunk >= 0 &&
+         c->conv_kc >= 0 && c->conv_min_work >= 1 && c->conv_mc >= 0 && c->conv_batch >= 0;
+}
+
+const rb_context *rb_context_use(const rb_context *c, rb_context *tmp) {
+  if (rb_context_is_fixed(c)) return c;
+  *tmp = rb_context_fix(*c);
+  return tmp;
+}

@@ -52,73 +52,76 @@ static const rb_l1_kernels_f64 *const tables_f64[CR_ISA_COUNT] = RB_TABLES(f64);
 #define E_MAX 1023
 #include "level1_driver.inc"
 
-static int rb_ok(int dtype, rb_context cfg) {
-  return (dtype == RB_F32 || dtype == RB_F64) && cfg.isa >= 0 && cfg.isa < CR_ISA_COUNT &&
-         (dtype == RB_F32 ? tables_f32[cfg.isa] != NULL : tables_f64[cfg.isa] != NULL) &&
-         cr_isa_supported(cfg.isa);
+static int rb_ok(int dtype, const rb_context *cfg) {
+  return (dtype == RB_F32 || dtype == RB_F64) && cfg->isa >= 0 && cfg->isa < CR_ISA_COUNT &&
+         (dtype == RB_F32 ? tables_f32[cfg->isa] != NULL : tables_f64[cfg->isa] != NULL) &&
+         cr_isa_supported(cfg->isa);
 }
 
-static int rb_reduce_any(int dtype, int order, rb_context cfg, int term, const void *x,
+static int rb_reduce_any(int dtype, int order, const rb_context *cfg, int term, const void *x,
                          const void *y, int64_t n, void *out) {
   if (!rb_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || n < 0) return -1;
-  const rb_context cx = rb_context_fix(cfg);
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32)
     *(float *)out = term == RB_TERM_ZZ
-                        ? nrm2_f32(tables_f32[cfg.isa], order, &cx, x, n)
-                        : reduce_f32(tables_f32[cfg.isa], order, &cx, term, x, y, 1.0f, n);
+                        ? nrm2_f32(tables_f32[cfg->isa], order, cx, x, n)
+                        : reduce_f32(tables_f32[cfg->isa], order, cx, term, x, y, 1.0f, n);
   else
     *(double *)out = term == RB_TERM_ZZ
-                         ? nrm2_f64(tables_f64[cfg.isa], order, &cx, x, n)
-                         : reduce_f64(tables_f64[cfg.isa], order, &cx, term, x, y, 1.0, n);
+                         ? nrm2_f64(tables_f64[cfg->isa], order, cx, x, n)
+                         : reduce_f64(tables_f64[cfg->isa], order, cx, term, x, y, 1.0, n);
   cr_fenv_leave(saved);
   return 0;
 }
 
-int rb_sum(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) {
+int rb_sum(int dtype, int order, const rb_context *cfg, const void *x, int64_t n, void *out) {
   return rb_reduce_any(dtype, order, cfg, RB_TERM_X, x, NULL, n, out);
 }
-int rb_asum(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) {
+int rb_asum(int dtype, int order, const rb_context *cfg, const void *x, int64_t n, void *out) {
   return rb_reduce_any(dtype, order, cfg, RB_TERM_ABS, x, NULL, n, out);
 }
-int rb_dot(int dtype, int order, rb_context cfg, const void *x, const void *y, int64_t n,
+int rb_dot(int dtype, int order, const rb_context *cfg, const void *x, const void *y, int64_t n,
            void *out) {
   return rb_reduce_any(dtype, order, cfg, RB_TERM_XY, x, y, n, out);
 }
-int rb_nrm2(int dtype, int order, rb_context cfg, const void *x, int64_t n, void *out) {
+int rb_nrm2(int dtype, int order, const rb_context *cfg, const void *x, int64_t n, void *out) {
   return rb_reduce_any(dtype, order, cfg, RB_TERM_ZZ, x, NULL, n, out);
 }
 
-int64_t rb_iamax(int dtype, rb_context cfg, const void *x, int64_t n) {
+int64_t rb_iamax(int dtype, const rb_context *cfg, const void *x, int64_t n) {
   if (!rb_ok(dtype, cfg) || n < 0) return -2;
-  const rb_context cx = rb_context_fix(cfg);
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
   cr_fenv_t saved = cr_fenv_enter();
-  int64_t r = dtype == RB_F32 ? iamax_f32(tables_f32[cfg.isa], &cx, x, n)
-                              : iamax_f64(tables_f64[cfg.isa], &cx, x, n);
+  int64_t r = dtype == RB_F32 ? iamax_f32(tables_f32[cfg->isa], cx, x, n)
+                              : iamax_f64(tables_f64[cfg->isa], cx, x, n);
   cr_fenv_leave(saved);
   return r;
 }
 
-static int rb_elementwise(int dtype, rb_context cfg, int is_axpy, const void *alpha,
+static int rb_elementwise(int dtype, const rb_context *cfg, int is_axpy, const void *alpha,
                           const void *x, void *y, int64_t n) {
   if (!rb_ok(dtype, cfg) || n < 0) return -1;
-  const rb_context cx = rb_context_fix(cfg);
-  int parts = rb_part_count(n, cx.min_per_thread, cx.threads, n);
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
+  int parts = rb_part_count(n, cx->min_per_thread, cx->threads, n);
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {
-    ew_job_f32 job = {tables_f32[cfg.isa], *(const float *)alpha, x, y, n};
+    ew_job_f32 job = {tables_f32[cfg->isa], *(const float *)alpha, x, y, n};
     rb_parallel(parts, is_axpy ? axpy_part_f32 : scal_part_f32, &job);
   } else {
-    ew_job_f64 job = {tables_f64[cfg.isa], *(const double *)alpha, x, y, n};
+    ew_job_f64 job = {tables_f64[cfg->isa], *(const double *)alpha, x, y, n};
     rb_parallel(parts, is_axpy ? axpy_part_f64 : scal_part_f64, &job);
   }
   cr_fenv_leave(saved);
   return 0;
 }
 
-int rb_axpy(int dtype, rb_context cfg, const void *alpha, const void *x, void *y, int64_t n) {
+int rb_axpy(int dtype, const rb_context *cfg, const void *alpha, const void *x, void *y, int64_t n) {
   return rb_elementwise(dtype, cfg, 1, alpha, x, y, n);
 }
-int rb_scal(int dtype, rb_context cfg, const void *alpha, void *x, int64_t n) {
+int rb_scal(int dtype, const rb_context *cfg, const void *alpha, void *x, int64_t n) {
   return rb_elementwise(dtype, cfg, 0, alpha, NULL, x, n);
 }

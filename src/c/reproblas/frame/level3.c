@@ -61,15 +61,15 @@ void *rb_l3_scratch(size_t bytes) {
   return s->buf;
 }
 
-static int l3_ok(int dtype, rb_context cfg) {
-  return (dtype == RB_F32 || dtype == RB_F64) && cfg.isa >= 0 && cfg.isa < CR_ISA_COUNT &&
-         (dtype == RB_F32 ? l3_f32[cfg.isa] != NULL : l3_f64[cfg.isa] != NULL) &&
-         cr_isa_supported(cfg.isa);
+static int l3_ok(int dtype, const rb_context *cfg) {
+  return (dtype == RB_F32 || dtype == RB_F64) && cfg->isa >= 0 && cfg->isa < CR_ISA_COUNT &&
+         (dtype == RB_F32 ? l3_f32[cfg->isa] != NULL : l3_f64[cfg->isa] != NULL) &&
+         cr_isa_supported(cfg->isa);
 }
 
 const void *rb_l3_table(int dtype, int isa) {
   rb_context cfg = {.isa = isa, .threads = 1};
-  if (!l3_ok(dtype, cfg)) return NULL;
+  if (!l3_ok(dtype, &cfg)) return NULL;
   return dtype == RB_F32 ? (const void *)l3_f32[isa] : (const void *)l3_f64[isa];
 }
 
@@ -124,6 +124,11 @@ static void l3_item_sizes(l3_split *s, int pw, int64_t k, int64_t mr, int64_t nr
     s->item_n = 1;
     return;
   }
+  if (s->m <= mr && s->n <= nr) { /* one item whatever the sizes (each >= mr x nr) */
+    s->item_m = mr;
+    s->item_n = nr;
+    return;
+  }
   mc = l3_round_down(mc, mr);
   nc = l3_round_down(pw && nc > L3_PW_NC_MAX ? L3_PW_NC_MAX : nc, nr);
   s->item_m = pw || ws < 1 ? mc : l3_round_down(ws / nc, mc);
@@ -172,30 +177,30 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
 
 #define RB_GEMM_RUN(SFX, TT)                                                                  \
   do {                                                                                        \
-    const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg.isa];                                        \
+    const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg->isa];                                       \
     rb_gemm_job_##SFX job = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs,           \
                              *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
-                             order, 0, 0, 0, cx.ws};                                          \
-    rb_l3_blocks(&cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
+                             order, 0, 0, 0, cx->ws};                                          \
+    rb_l3_blocks(cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
     int o = order == RB_PAIRWISE;                                                             \
     s.block = kt->block;                                                                      \
     s.job = &job;                                                                             \
     if (n == 1) {                                                                             \
       s.by_rows = 1, s.unit = kt->gemv_mr[o];                                                 \
     } else {                                                                                  \
-      s.by_rows = l3_rows_first(batch, m, n, kt->mr[o], kt->nr[o], cx.threads);               \
+      s.by_rows = l3_rows_first(batch, m, n, kt->mr[o], kt->nr[o], cx->threads);               \
       s.unit = s.by_rows ? kt->mr[o] : kt->nr[o];                                             \
     }                                                                                         \
     s.units = ((s.by_rows ? m : n) + s.unit - 1) / s.unit;                                   \
     l3_item_sizes(&s, o, k, n == 1 ? kt->gemv_mr[o] : kt->mr[o], kt->nr[o], job.mc, job.nc,  \
                   job.ws);                                                                    \
     parts = rb_part_count((n == 1 ? RB_GEMV_WEIGHT : 1) * batch * m * n * (k > 0 ? k : 1),    \
-                          cx.min_work, cx.threads, batch * s.units);                          \
+                          cx->min_work, cx->threads, batch * s.units);                          \
     job.threaded = parts > 1;                                                                 \
     rb_parallel(parts, l3_part_##SFX, &s);                                                    \
   } while (0)
 
-int rb_gemm_batched(int dtype, int order, rb_context cfg, int nd, const int64_t *shape,
+int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const int64_t *shape,
                     const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
                     int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
                     int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
@@ -221,7 +226,8 @@ int rb_gemm_batched(int dtype, int order, rb_context cfg, int nd, const int64_t 
     t_rs = c_rs, c_rs = c_cs, c_cs = t_rs;
     m = n, n = 1;
   }
-  const rb_context cx = rb_context_fix(cfg);
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
   int parts;
   l3_split s;
   s.m = m, s.n = n, s.batch = batch, s.nd = nd;
@@ -238,7 +244,7 @@ int rb_gemm_batched(int dtype, int order, rb_context cfg, int nd, const int64_t 
   return 0;
 }
 
-int rb_gemm(int dtype, int order, rb_context cfg, int64_t m, int64_t n, int64_t k,
+int rb_gemm(int dtype, int order, const rb_context *cfg, int64_t m, int64_t n, int64_t k,
             const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
             int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
   return rb_gemm_batched(dtype, order, cfg, 0, NULL, NULL, NULL, NULL, m, n, k, alpha, a, a_rs,
@@ -266,27 +272,28 @@ static void ger_part(void *ctx, int part, int parts) {
     g->ger(g->m, hi - lo, g->x, g->ay + lo * g->size, g->a + lo * g->cs * g->size, g->rs, g->cs);
 }
 
-int rb_ger(int dtype, rb_context cfg, int64_t m, int64_t n, const void *alpha, const void *x,
+int rb_ger(int dtype, const rb_context *cfg, int64_t m, int64_t n, const void *alpha, const void *x,
            const void *y, void *a, int64_t a_rs, int64_t a_cs) {
   if (!l3_ok(dtype, cfg) || m < 0 || n < 0) return -1;
   if (m == 0 || n == 0) return 0;
   const int64_t size = dtype == RB_F32 ? 4 : 8;
   void *ay = malloc((size_t)(n * size));
   if (!ay) return -2;
-  const rb_context cx = rb_context_fix(cfg);
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
   /* split along the strided index, so each thread's writes are contiguous runs */
   int by_rows = a_cs == 1 || a_rs != 1;
-  int parts = rb_part_count(m * n * 8, cx.min_work, cx.threads, by_rows ? m : n);
+  int parts = rb_part_count(m * n * 8, cx->min_work, cx->threads, by_rows ? m : n);
   ger_split g = {NULL, m, n, a_rs, a_cs, size, x, ay, a, by_rows};
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {
     float al = *(const float *)alpha;
     for (int64_t j = 0; j < n; ++j) ((float *)ay)[j] = al * ((const float *)y)[j];
-    g.ger = l3_f32[cfg.isa]->ger;
+    g.ger = l3_f32[cfg->isa]->ger;
   } else {
     double al = *(const double *)alpha;
     for (int64_t j = 0; j < n; ++j) ((double *)ay)[j] = al * ((const double *)y)[j];
-    g.ger = l3_f64[cfg.isa]->ger;
+    g.ger = l3_f64[cfg->isa]->ger;
   }
   rb_parallel(parts, ger_part, &g);
   cr_fenv_leave(saved);

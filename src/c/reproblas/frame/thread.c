@@ -34,11 +34,22 @@ static long now_ns(void) {
 
 /* ---- cooperative stop ---- */
 
-static __thread rb_stop_ctx *tls_stop_ctx; /* the context of this thread's call */
-static __thread int *tls_job_stop;         /* the stop flag of the job whose part runs here */
+/* initial-exec: read at every call, these are then one %fs-relative load instead
+ * of a __tls_get_addr call (the library is a Python extension, loaded by dlopen:
+ * the 16 bytes come from glibc's static TLS surplus) */
+#if defined(__GNUC__) && defined(__linux__)
+#define RB_TLS __thread __attribute__((tls_model("initial-exec")))
+#else
+#define RB_TLS __thread
+#endif
+static RB_TLS rb_stop_ctx *tls_stop_ctx; /* the context of this thread's call */
+static RB_TLS int *tls_job_stop;         /* the stop flag of the job whose part runs here */
 
+/* The clock is first read at the second poll, which sets the first deadline
+ * (next_ns 0: no poll yet, -1: one), so that a call of one work item (every
+ * small call) never reads it; the first hook call comes at most one item later. */
 void rb_stop_begin(rb_stop_ctx *ctx) {
-  ctx->next_ns = now_ns() + RB_STOP_POLL_MS * 1000000L;
+  ctx->next_ns = 0;
   ctx->stopped = 0;
   ctx->prev = tls_stop_ctx;
   tls_stop_ctx = ctx;
@@ -55,6 +66,10 @@ int rb_stop_poll(void) {
   rb_stop_ctx *c = tls_stop_ctx;
   if (!c) return 0;
   if (c->stopped) return 1;
+  if (c->next_ns <= 0) {
+    c->next_ns = c->next_ns == 0 ? -1 : now_ns() + RB_STOP_POLL_MS * 1000000L;
+    return 0;
+  }
   const long t = now_ns();
   if (t < c->next_ns) return 0;
   c->next_ns = t + RB_STOP_POLL_MS * 1000000L;

@@ -43,17 +43,17 @@ static void trsm_part(void *ctx, int part, int parts) {
     const rb_l3_kernels_##SFX *kt = table;                                                  \
     rb_trsm_job_##SFX job = {nsys, nrhs, a, m_rs, m_cs, b, x_rs, x_cs,                     \
                              alpha ? *(const TT *)alpha : 1, alpha != NULL, lower, unit,   \
-                             order, cx.trsm_mb, cx.trsm_nb, 0, 0, 0};                      \
-    rb_l3_blocks(&cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                              \
+                             order, cx->trsm_mb, cx->trsm_nb, 0, 0, 0};                      \
+    rb_l3_blocks(cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                              \
     s.solve = kt->trsm;                                                                     \
     s.job = &job;                                                                           \
     rb_parallel(parts, trsm_part, &s);                                                      \
   } while (0)
 
-int rb_trsm(int dtype, int order, rb_context cfg, int right, int lower, int trans, int unit,
+int rb_trsm(int dtype, int order, const rb_context *cfg, int right, int lower, int trans, int unit,
             int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
             void *b, int64_t b_rs, int64_t b_cs) {
-  const void *table = rb_l3_table(dtype, cfg.isa);
+  const void *table = rb_l3_table(dtype, cfg->isa);
   if (!table || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0) return -1;
   if (m == 0 || n == 0) return 0;
   /* Left: M = op(A), the columns of B are the right-hand sides. Right: row i
@@ -65,12 +65,13 @@ int rb_trsm(int dtype, int order, rb_context cfg, int right, int lower, int tran
   lower = (lower != 0) != t;
   const int64_t nsys = right ? n : m, nrhs = right ? m : n;
   const int64_t x_rs = right ? b_cs : b_rs, x_cs = right ? b_rs : b_cs;
-  const rb_context cx = rb_context_fix(cfg);
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
   trsm_split s;
   s.units = (nrhs + RB_TRSM_SPLIT - 1) / RB_TRSM_SPLIT;
   s.nrhs = nrhs;
-  s.item = trsm_item(nsys, cx.trsm_nb);
-  int parts = rb_part_count(nsys * nsys / 2 * nrhs, cx.min_work, cx.threads, s.units);
+  s.item = trsm_item(nsys, cx->trsm_nb);
+  int parts = rb_part_count(nsys * nsys / 2 * nrhs, cx->min_work, cx->threads, s.units);
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32)
     RB_TRSM_RUN(f32, float);
