@@ -41,10 +41,9 @@ print("same", np.array_equal(np.asarray(before).view(np.uint8), np.asarray(again
 """
 
 
-def run_interrupted(setup, call, small, env, bound):
-    """bound: how long the interrupted call may run, from its start (far below its length)."""
-    code = CHILD.format(setup=textwrap.dedent(setup).strip(),
-                        call=call, small=small)
+def interrupt_child(code, env):
+    """Runs code in a child (env: its knobs, replacing the caller's), sends SIGINT DELAY s
+    after the child prints 'ready', and returns the child's standard output."""
     full_env = {k: v for k, v in os.environ.items()
                 if k not in ("REPROBLAS_ISA", "REPROBLAS_NUM_THREADS", "CRLIBM_ISA")}
     full_env.update(env)
@@ -61,6 +60,14 @@ def run_interrupted(setup, call, small, env, bound):
             child.kill()
             child.communicate()
     assert child.returncode == 0, err
+    return out
+
+
+def run_interrupted(setup, call, small, env, bound):
+    """bound: how long the interrupted call may run, from its start (far below its length)."""
+    code = CHILD.format(setup=textwrap.dedent(setup).strip(),
+                        call=call, small=small)
+    out = interrupt_child(code, env)
     lines = out.split("\n")
     status, seconds = lines[0].split()
     assert status == "interrupted", out
@@ -143,19 +150,6 @@ def test_c_abi_call_runs_to_the_end():
         ref = reproblas.gemm(1.0, a[rows], b, order="sequential")
         print(np.array_equal(c[rows].view(np.uint32), ref.view(np.uint32)))
         """)
-    full_env = {k: v for k, v in os.environ.items() if k != "REPROBLAS_ISA"}
-    full_env["REPROBLAS_NUM_THREADS"] = "2"
-    child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=full_env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout.readline().strip() == "ready", child.stderr.read()
-        time.sleep(DELAY)
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=120)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate()
-    assert child.returncode == 0, err
+    out = interrupt_child(code, {"REPROBLAS_NUM_THREADS": "2"})
     seconds, complete = out.split()
     assert float(seconds) >= DELAY and complete == "True", out
