@@ -8,7 +8,8 @@ backend's array module and conversion, then call one of these methods:
   becomes a NumPy scalar; ``as_array(x, name, routine)``: x as its array (or TypeError).
 - ``reduce(routine, order, x, y)``, ``iamax(x)``, ``axpy(alpha, x, y)``,
   ``scal(alpha, x)``: level 1 (axpy/scal in place).
-- ``gemm(order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c)``,
+- ``gemm(order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c, uplo=0)``
+  (uplo _validate.LOWER / UPPER: only that triangle of the output is written),
   ``gemv(order, alpha, a, trans, x, beta, y, m, overwrite, reads_y)``,
   ``ger(alpha, x, y, a, shape, overwrite)``, ``matmul(order, a2, b2, batch, (m, k, n))``.
 - ``trsm(order, right, lower, trans, unit, alpha, a, b, overwrite)`` (trsv: b 1-D,

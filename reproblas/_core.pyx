@@ -473,7 +473,8 @@ def call_with_mxcsr(unsigned mxcsr, fn):
 # ---- level 2/3 (src/c/reproblas/level3.h) ----
 
 cdef extern from "level3.h":
-    int rb_gemm(int dtype, int order, const rb_context *cfg, int64_t m, int64_t n, int64_t k,
+    int rb_gemm(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n,
+                int64_t k,
                 const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
                 int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs,
                 int64_t c_cs) nogil
@@ -484,9 +485,10 @@ cdef extern from "level3.h":
 def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
          cnp.ndarray a not None, int64_t a_rs, int64_t a_cs,
          cnp.ndarray b not None, int64_t b_rs, int64_t b_cs, cnp.ndarray beta not None,
-         cnp.ndarray c not None, int64_t c_rs, int64_t c_cs, int isa, int threads):
+         cnp.ndarray c not None, int64_t c_rs, int64_t c_cs, int isa, int threads, int uplo=0):
     """c (m x n, element strides) <- alpha*S [+ beta*c]; op(A)_ik = a[i*a_rs + k*a_cs] etc.
-    alpha, beta: 1-element arrays of c's dtype."""
+    alpha, beta: 1-element arrays of c's dtype; uplo (level3.h's rb_uplo): all of c, or
+    only its lower (1) or upper (2) triangle."""
     cdef rb_context buf
     cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(c)
@@ -499,8 +501,8 @@ def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
     cdef rb_stop_ctx stop
     _stop_begin(&stop)
     with nogil:
-        rc = rb_gemm(dtype, order, cfg, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc,
-                     c_rs, c_cs)
+        rc = rb_gemm(dtype, order, cfg, uplo, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe,
+                     pc, c_rs, c_cs)
     _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas.gemm: out of memory for the packing buffers")
@@ -603,7 +605,7 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
     cdef rb_stop_ctx stop
     _stop_begin(&stop)
     with nogil:
-        rc = rb_gemm(dtype, code, cfg, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc, n, 1)
+        rc = rb_gemm(dtype, code, cfg, 0, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc, n, 1)
     _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas: out of memory for the packing buffers")
@@ -730,7 +732,7 @@ def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray a
 
 
 cdef extern from "level3.h":
-    int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const int64_t *shape,
+    int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int uplo, int nd, const int64_t *shape,
                         const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs,
                         int64_t m, int64_t n, int64_t k, const void *alpha, const void *a,
                         int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs,
@@ -763,7 +765,7 @@ def matmul(int order, cnp.ndarray a not None, cnp.ndarray a_st not None,
     cdef rb_stop_ctx stop
     _stop_begin(&stop)
     with nogil:
-        rc = rb_gemm_batched(dtype, order, cfg, nd, sh, ast, bst, cst, sh[nd], sh[nd + 1], k,
+        rc = rb_gemm_batched(dtype, order, cfg, 0, nd, sh, ast, bst, cst, sh[nd], sh[nd + 1], k,
                              p1, pa, ast[nd], ast[nd + 1], pb, bst[nd], bst[nd + 1], p0, pc,
                              cst[nd], cst[nd + 1])
     _stop_end(&stop)

@@ -126,8 +126,9 @@ def _finish(out, c, overwrite):
     return out
 
 
-def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c):
-    """c <- alpha*op(a)op(b) [+ beta*c] through the core; c: the output array."""
+def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, uplo=0):
+    """c <- alpha*op(a)op(b) [+ beta*c] through the core; c: the output array (only its
+    triangle when uplo is _validate.LOWER or UPPER)."""
     m, n = c.shape
     a, (a_rs, a_cs) = elements(a)
     b, (b_rs, b_cs) = elements(b)
@@ -138,7 +139,7 @@ def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c):
     k = a.shape[0] if trans_a else a.shape[1]
     work, (c_rs, c_cs) = elements(c)
     _core.gemm(order, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, work, c_rs, c_cs,
-               isa(), threads())
+               isa(), threads(), uplo)
     if work is not c:
         c[...] = work
     return c
@@ -225,14 +226,14 @@ class CpuBackend:
     # ---- levels 2 and 3 ----
 
     @staticmethod
-    def gemm(order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c):
+    def gemm(order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c, uplo=0):
         """alpha*op(a)op(b) [+ beta*c]: c itself when overwrite, else a new array."""
         if c is None:
             out = np.empty(shape, dtype=a.dtype)
         else:
             out = _output(c, overwrite, reads_c)
             a, b = _unshared(out, a, b)
-        _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, out)
+        _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, out, uplo)
         return _finish(out, c, overwrite)
 
     @staticmethod

@@ -123,8 +123,9 @@ def element_strides(dev, a):
     return a, (a.strides[0] // size, a.strides[1] // size)
 
 
-def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c):
-    """c <- alpha*op(a)op(b) [+ beta*c] in place (c: any strides, not aliasing a, b)."""
+def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c, uplo=0):
+    """c <- alpha*op(a)op(b) [+ beta*c] in place (c: any strides, not aliasing a, b); only
+    its lower (uplo 1) or upper (2) triangle when uplo is not 0."""
     m, n = c.shape
     a, (a_rs, a_cs) = element_strides(dev, a)
     b, (b_rs, b_cs) = element_strides(dev, b)
@@ -148,7 +149,8 @@ def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c):
                          f"({65535 * bn}); split the call")
     dev.function(name)(grid, (THREADS,), (
         np.int64(m), np.int64(n), np.int64(k), t(alpha), a, np.int64(a_rs), np.int64(a_cs),
-        b, np.int64(b_rs), np.int64(b_cs), t(beta), c, np.int64(c_rs), np.int64(c_cs)))
+        b, np.int64(b_rs), np.int64(b_cs), t(beta), c, np.int64(c_rs), np.int64(c_cs),
+        np.int32(uplo)))
     return c
 
 
@@ -336,12 +338,14 @@ class CudaBackend:
 
     # ---- levels 2 and 3 ----
 
-    def gemm(self, order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c):
+    def gemm(self, order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c,
+             uplo=0):
         with on_device(a):
             out = _result(self.dev, c, shape, a.dtype, overwrite, reads_c)
             if c is not None and overwrite:  # results must use the old a, b
                 a, b = _unshared(self.dev, c, a, b)
-            gemm(self.dev, _ORDER_NAMES[order], alpha[0], a, trans_a, b, trans_b, beta[0], out)
+            gemm(self.dev, _ORDER_NAMES[order], alpha[0], a, trans_a, b, trans_b, beta[0], out,
+                 uplo)
         return out
 
     def gemv(self, order, alpha, a, trans, x, beta, y, m, overwrite, reads_y):

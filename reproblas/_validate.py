@@ -13,6 +13,7 @@ from repro_runtime.util import short_repr
 from . import _core, _fp
 
 ORDERS = {"sequential": _core.SEQUENTIAL, "pairwise": _core.PAIRWISE}
+LOWER, UPPER = 1, 2  # src/c/reproblas/terms.h's rb_uplo: the triangle of C a product writes
 FLOAT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _F32_MAX = float(np.finfo(np.float32).max)
 MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h

@@ -69,8 +69,9 @@
       rb_##name(long long m, long long n, long long k, T alpha,                                \
                                        const T *a, long long a_rs, long long a_cs,             \
                                        const T *b, long long b_rs, long long b_cs, T beta,     \
-                                       T *c, long long c_rs, long long c_cs) {                 \
-    body<T, __VA_ARGS__>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);     \
+                                       T *c, long long c_rs, long long c_cs, int uplo) {       \
+    body<T, __VA_ARGS__>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs,      \
+                         uplo);                                                                \
   }
 
 /* trsv / trsm and the convolutions, 256 threads per block; kind: seq / pw.

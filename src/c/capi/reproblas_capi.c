@@ -279,7 +279,7 @@ static int rb_capi_gemv(int dtype, int layout, int trans, int64_t m, int64_t n,
   int64_t a_rs, a_cs;
   rb_strides(layout, trans, lda, &a_rs, &a_cs);
   /* x is op(A)'s right-hand cols x 1 matrix, y the rows x 1 result. */
-  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), &cfg, rows, 1, cols, alpha, a, a_rs,
+  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), &cfg, RB_FULL, rows, 1, cols, alpha, a, a_rs,
                                 a_cs, rb_first(x, nx, incx, size), incx, 0, beta,
                                 (void *)rb_first(y, rows, incy, size), incy, 0));
 }
@@ -343,7 +343,7 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
   rb_strides(layout, trans_a, lda, &a_rs, &a_cs);
   rb_strides(layout, trans_b, ldb, &b_rs, &b_cs);
   rb_strides(layout, ReproblasNoTrans, ldc, &c_rs, &c_cs);
-  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), &cfg, m, n, k, alpha, a, a_rs, a_cs,
+  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), &cfg, RB_FULL, m, n, k, alpha, a, a_rs, a_cs,
                                 b, b_rs, b_cs, beta, c, c_rs, c_cs));
 }
 

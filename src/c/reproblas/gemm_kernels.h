@@ -28,6 +28,7 @@
     T alpha, beta;                                                                     \
     int beta_zero; /* C is write-only: never read */                                   \
     int order;     /* RB_SEQUENTIAL / RB_PAIRWISE */                                   \
+    int uplo;      /* RB_FULL, or the triangle of C written (RB_LOWER / RB_UPPER) */   \
     int64_t mc, nc, kc; /* cache blocks (rounded to the tile by the kernels) */        \
     /* sequential: elements of S a thread keeps (rows x nc, rows a multiple of mc);    \
      * 0: mc rows. More rows: op(B) is packed once for more of them. */                \

@@ -14,10 +14,12 @@
 #include <stdint.h>
 
 #include "level1.h"
+#include "terms.h"
 
 /* C = alpha*S (beta == 0: C is not read) or fma(beta, C, alpha*S), S_ij the
- * ordered sum over k of op(A)_ik * op(B)_kj. */
-int rb_gemm(int dtype, int order, const rb_context *cfg, int64_t m, int64_t n, int64_t k,
+ * ordered sum over k of op(A)_ik * op(B)_kj, for the elements of C that uplo
+ * (enum rb_uplo) selects. */
+int rb_gemm(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n, int64_t k,
             const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
             int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs);
 
@@ -25,7 +27,8 @@ int rb_gemm(int dtype, int order, const rb_context *cfg, int64_t m, int64_t n, i
  * B, C start at a, b, c plus its batch index times a_bs, b_bs, c_bs (element
  * strides, 0 for a broadcast dimension). Threads share out the entries and
  * their tiles; each entry's bits are those of rb_gemm on it alone. */
-int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const int64_t *shape,
+int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int uplo, int nd,
+                    const int64_t *shape,
                     const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
                     int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
                     int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,

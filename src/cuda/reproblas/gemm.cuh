@@ -11,7 +11,9 @@
  * stored: the k loop of the last slice stops at k itself.
  * Element (i, k) of op(A) is a[i*a_rs + k*a_cs] (any strides, transposes
  * included); likewise op(B) and C. Grid: (ceil(m/BM), ceil(n/BN)): rows on x,
- * whose limit is 2^31 - 1 (gemv has millions of rows), columns on y (65535). */
+ * whose limit is 2^31 - 1 (gemv has millions of rows), columns on y (65535).
+ * uplo (terms.h): only that triangle of C is written; blocks without any of
+ * it return at once. */
 #ifndef RB_CUDA_GEMM_CUH
 #define RB_CUDA_GEMM_CUH
 
@@ -21,12 +23,14 @@ template <class T, int BM, int BN, int BK, int TM, int TN, bool PAIRWISE>
 __device__ __forceinline__ void rb_gemm_body(long long m, long long n, long long k, T alpha,
                                              const T *a, long long a_rs, long long a_cs,
                                              const T *b, long long b_rs, long long b_cs,
-                                             T beta, T *c, long long c_rs, long long c_cs) {
+                                             T beta, T *c, long long c_rs, long long c_cs,
+                                             int uplo) {
   constexpr int RT = BM / TM, CT = BN / TN, NT = RT * CT; /* threads per row/col, total */
   __shared__ __align__(16) T as[BK][BM];
   __shared__ __align__(16) T bs[BK][BN];
   const int t = threadIdx.x, tr = t / CT, tc = t % CT;
   const long long i0 = (long long)blockIdx.x * BM, j0 = (long long)blockIdx.y * BN;
+  if (!rb_tri_meets(uplo, i0, i0 + BM, j0, j0 + BN)) return; /* the whole block */
   T acc[TM][TN];
   T stack[PAIRWISE ? TM : 1][PAIRWISE ? TN : 1][PAIRWISE ? RB_LEVELS : 1];
   for (int i = 0; i < TM; ++i)
@@ -67,7 +71,7 @@ __device__ __forceinline__ void rb_gemm_body(long long m, long long n, long long
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) {
       const long long gi = i0 + tr * TM + i, gj = j0 + tc * TN + j;
-      if (gi >= m || gj >= n) continue;
+      if (gi >= m || gj >= n || !rb_tri_keeps(uplo, gi, gj)) continue;
       T s = k == 0 ? T(0) : PAIRWISE ? rb_pop_all(stack[PAIRWISE ? i : 0][PAIRWISE ? j : 0], k)
                                      : acc[i][j];
       T r = alpha * s;

@@ -92,7 +92,7 @@ template <class T, int BM, int BN, int BK, int TM, int TN, int UNROLL, class LB>
 __device__ __forceinline__ void rb_gemm_seq_tiles(long long m, long long n, long long k, T alpha,
                                                   const T *a, long long a_rs, long long a_cs,
                                                   LB &lb, T beta, T *c, long long c_rs,
-                                                  long long c_cs) {
+                                                  long long c_cs, int uplo = RB_FULL) {
   constexpr int SM = TM / 2, SN = TN / 2, RT = BM / TM, CT = BN / TN, NT = RT * CT;
   constexpr int V = 16 / sizeof(T), PAD = V; /* PAD: fewer conflicts on the transposing stores */
   constexpr bool MASKED = LB::MASKED;
@@ -103,6 +103,7 @@ __device__ __forceinline__ void rb_gemm_seq_tiles(long long m, long long n, long
   const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
   const int tr = w / (CT / 8) * 4 + lane / 8, tc = w % (CT / 8) * 8 + lane % 8;
   const long long i0 = (long long)blockIdx.x * BM, j0 = (long long)blockIdx.y * BN;
+  if (!rb_tri_meets(uplo, i0, i0 + BM, j0, j0 + BN)) return; /* rb_gemm_body's uplo */
   rb_slice_loader<T, BM, BK, NT> la(a, a_rs, a_cs, m, i0);
   T acc[TM][TN];
   for (int i = 0; i < TM; ++i)
@@ -153,7 +154,7 @@ __device__ __forceinline__ void rb_gemm_seq_tiles(long long m, long long n, long
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const long long gi = i0 + i / SM * (BM / 2) + tr * SM + i % SM;
-      if (gi >= m || gj >= n) continue;
+      if (gi >= m || gj >= n || !rb_tri_keeps(uplo, gi, gj)) continue;
       T r = alpha * (some ? acc[i][j] : T(0));
       if (beta != T(0)) r = rb_fma(beta, c[gi * c_rs + gj * c_cs], r);
       c[gi * c_rs + gj * c_cs] = r;
@@ -165,12 +166,13 @@ template <class T, int BM, int BN, int BK, int TM, int TN, int UNROLL = 2>
 __device__ __forceinline__ void rb_gemm_seq_body(long long m, long long n, long long k, T alpha,
                                                  const T *a, long long a_rs, long long a_cs,
                                                  const T *b, long long b_rs, long long b_cs,
-                                                 T beta, T *c, long long c_rs, long long c_cs) {
+                                                 T beta, T *c, long long c_rs, long long c_cs,
+                                                 int uplo) {
   constexpr int NT = BM / TM * (BN / TN);
   /* op(B) column j as the loader's "row" */
   rb_slice_loader<T, BN, BK, NT> lb(b, b_cs, b_rs, n, (long long)blockIdx.y * BN);
   rb_gemm_seq_tiles<T, BM, BN, BK, TM, TN, UNROLL>(m, n, k, alpha, a, a_rs, a_cs, lb, beta, c,
-                                                   c_rs, c_cs);
+                                                   c_rs, c_cs, uplo);
 }
 
 #endif /* RB_CUDA_GEMM_SEQ_CUH */

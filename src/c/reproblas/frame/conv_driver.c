@@ -406,7 +406,7 @@ int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_sh
             }
           }
         const int64_t rs = g->r * g->s;
-        rc = rb_gemm(dtype, order, &cfg, kg, cg, terms, alpha, a, terms, 1, b, 1, terms, beta,
+        rc = rb_gemm(dtype, order, &cfg, RB_FULL, kg, cg, terms, alpha, a, terms, 1, b, 1, terms, beta,
                      (char *)grad_w + ((gi * kg * cg) * rs + ri * g->s + si) * size, cg * rs, rs);
       }
     }
@@ -429,7 +429,7 @@ int rb_conv2d_grad_bias(int dtype, int order, rb_context cfg, const rb_conv_shap
              (size_t)(pq * size));
   const void *alpha = conv_constant(dtype, 1), *beta = conv_constant(dtype, 0);
   /* B: a terms x 1 column of ones, read through stride 0 */
-  int rc = rb_gemm(dtype, order, &cfg, g->k, 1, terms, alpha, a, terms, 1, alpha, 0, 0, beta,
+  int rc = rb_gemm(dtype, order, &cfg, RB_FULL, g->k, 1, terms, alpha, a, terms, 1, alpha, 0, 0, beta,
                    grad_b, 1, 1);
   free(a);
   return rc;

@@ -78,7 +78,7 @@ static int64_t column_runs(const int64_t *coff, int64_t n, int64_t *start) {
                          int64_t *start, T *b, T *c) {                                       \
     gather_##SFX(s, j0, n, start, column_runs(s->coff + j0, n, start), b);                   \
     rb_gemm_job_##SFX job = {s->rows, n, s->terms, s->at, 1, s->rows, b, n, 1, c, n, 1,      \
-                             1, 0, 1, s->order, 512, 2048, s->kc};                    \
+                             1, 0, 1, s->order, 0, 512, 2048, s->kc};                 \
     if (s->block(&job, i0, i1, 0, n) != 0) return -1;                                        \
     scatter_##SFX(s, j0, n, i0, i1, c, n, 1);                                                \
     return 0;                                                                                \

@@ -180,7 +180,7 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
     const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg->isa];                                       \
     rb_gemm_job_##SFX job = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs,           \
                              *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
-                             order, 0, 0, 0, cx->ws};                                          \
+                             order, uplo, 0, 0, 0, cx->ws};                                   \
     rb_l3_blocks(cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
     int o = order == RB_PAIRWISE;                                                             \
     s.block = kt->block;                                                                      \
@@ -200,13 +200,13 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
     rb_parallel(parts, l3_part_##SFX, &s);                                                    \
   } while (0)
 
-int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const int64_t *shape,
-                    const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
+int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int uplo, int nd,
+                    const int64_t *shape, const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
                     int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
                     int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
                     void *c, int64_t c_rs, int64_t c_cs) {
   if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0 ||
-      k < 0 || nd < 0)
+      k < 0 || nd < 0 || uplo < RB_FULL || uplo > RB_UPPER)
     return -1;
   int64_t batch = 1;
   for (int d = 0; d < nd; ++d) {
@@ -225,6 +225,13 @@ int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const i
     b = t, b_rs = t_cs, b_cs = t_rs, b_bs = t_bs;
     t_rs = c_rs, c_rs = c_cs, c_cs = t_rs;
     m = n, n = 1;
+    uplo = uplo == RB_FULL ? RB_FULL : RB_LOWER + RB_UPPER - uplo; /* C^T swaps the triangles */
+  }
+  /* One column: the lower triangle is all of it, the upper one its first row
+   * (the gemv kernels write whole columns). */
+  if (n == 1 && uplo != RB_FULL) {
+    if (uplo == RB_UPPER) m = 1;
+    uplo = RB_FULL;
   }
   rb_context tmp;
   const rb_context *cx = rb_context_use(cfg, &tmp);
@@ -244,10 +251,10 @@ int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const i
   return 0;
 }
 
-int rb_gemm(int dtype, int order, const rb_context *cfg, int64_t m, int64_t n, int64_t k,
+int rb_gemm(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n, int64_t k,
             const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
             int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
-  return rb_gemm_batched(dtype, order, cfg, 0, NULL, NULL, NULL, NULL, m, n, k, alpha, a, a_rs,
+  return rb_gemm_batched(dtype, order, cfg, uplo, 0, NULL, NULL, NULL, NULL, m, n, k, alpha, a, a_rs,
                          a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);
 }
 
