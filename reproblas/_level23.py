@@ -1,4 +1,4 @@
-"""Public level-2/3 routines: gemm, gemv, ger, matmul (contract §3).
+"""Public level-2/3 routines: gemm, syrk, gemv, ger, matmul (contract §3).
 
 Each routine checks its arguments once (_validate.py) and runs on the backend of
 its arrays' device (_backend.py); plain NumPy operands with default options take a
@@ -95,6 +95,80 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     if c is not None and overwrite_c:
         return caller_c
     return V.deliver(out, caller_out, res, "gemm", be.xp)
+
+
+def syrk(alpha, a, beta=0.0, c=None, trans=False, lower=False, overwrite_c=False,
+         order="sequential", *, out=None):
+    """Symmetric rank-k update of one triangle: ``alpha * op(a) @ op(a).T + beta * c``.
+
+    The upper (default) or lower triangle of the n x n result, each element
+    computed as :func:`reproblas.gemm` computes it for ``gemm(alpha, op(a), op(a).T,
+    beta, c)``: ``S_ij`` is the sum of ``op(a)[i, k] * op(a)[j, k]`` over k ascending
+    in the order `order` (contract §3.1). The other triangle is c's, unread and
+    unchanged (``+0`` when c is not given, as in scipy.linalg.blas.dsyrk).
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        Scale of the product.
+    a : numpy.ndarray
+        2-D float32 or float64 array, any layout: n x k (k x n with trans).
+    beta : float or numpy scalar, optional
+        Scale of c (default 0: c is not read).
+    c : numpy.ndarray, optional
+        n x n array of a's dtype; required when beta is not 0.
+    trans : bool, optional
+        ``op(a) = a.T`` (the update ``a.T @ a``) instead of a.
+    lower : bool, optional
+        Compute the lower triangle (``i >= j``) instead of the upper one (``i <= j``).
+    overwrite_c : bool, optional
+        Update c's triangle in place (any layout) and return c.
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2).
+    out : numpy.ndarray, optional
+        Array of shape (n, n) and a's dtype to write the whole result into (not with
+        overwrite_c).
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, n) result: a new array, or c when overwrite_c is true.
+
+    Raises
+    ------
+    TypeError
+        Not float32/float64 arrays, or mixed dtypes.
+    ValueError
+        a not 2-D, c not n x n, beta != 0 without c, or c read-only with overwrite_c.
+    """
+    trans, lower = V.flag(trans, "trans", "syrk"), V.flag(lower, "lower", "syrk")
+    overwrite_c = V.flag(overwrite_c, "overwrite_c", "syrk")
+    caller_c, caller_out = c, out
+    be = _backend.select(a, c, out)
+    out = _exclusive_out(be, out, overwrite_c, "overwrite_c", "syrk")
+    code = V.order(order, "syrk")
+    a, c = V.operands(be, "syrk", ("a", "c"), (a, c), (2, 2), optional=("c",))
+    al = V.scalar(alpha, a.dtype, "syrk")
+    bt = V.scalar(beta, a.dtype, "syrk", "beta")
+    n = a.shape[1] if trans else a.shape[0]
+    reads_c = V.reads_old(bt)
+    if c is None:
+        if reads_c:
+            raise ValueError("reproblas.syrk: beta != 0 needs c")
+        work = be.xp.zeros((n, n), a.dtype)
+    else:
+        if c.shape != (n, n):
+            raise ValueError(f"reproblas.syrk: c has shape {c.shape}, expected {(n, n)}")
+        if overwrite_c:
+            V.writeable(c, "c", "syrk", True)
+        work = c if overwrite_c else be.xp.array(c, copy=True)  # the other triangle is c's
+    if out is not None:
+        V.output(out, (n, n), a.dtype, "syrk", be.xp)
+    res = be.gemm(code, al, a, trans, a, not trans, bt, work, (n, n), True, reads_c,
+                  V.LOWER if lower else V.UPPER)
+    if c is not None and overwrite_c:
+        return caller_c
+    return V.deliver(out, caller_out, res, "syrk", be.xp)
 
 
 def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="sequential", *,

@@ -61,7 +61,7 @@ typedef enum { ReproblasRowMajor = 101, ReproblasColMajor = 102 } reproblas_layo
 /* ConjTrans is Trans: the data are real (as in CBLAS's real routines). */
 typedef enum { ReproblasNoTrans = 111, ReproblasTrans = 112, ReproblasConjTrans = 113 }
 reproblas_transpose;
-/* For the triangular solvers (trsv, trsm). */
+/* The triangle a routine reads (trsv, trsm) or writes (syrk). */
 typedef enum { ReproblasUpper = 121, ReproblasLower = 122 } reproblas_uplo;
 typedef enum { ReproblasNonUnit = 131, ReproblasUnit = 132 } reproblas_diag;
 typedef enum { ReproblasLeft = 141, ReproblasRight = 142 } reproblas_side;
@@ -149,6 +149,18 @@ REPROBLAS_API int reproblas_dgemm(reproblas_layout layout, reproblas_transpose t
                                   double alpha, const double *a, int64_t lda, const double *b,
                                   int64_t ldb, double beta, double *c, int64_t ldc,
                                   reproblas_order order);
+
+/* The uplo triangle of the n x n C (the other one is neither read nor written)
+ * as gemm(alpha, op(A), op(A)^T, beta, C): S_ij the ordered sum over k of
+ * op(A)_ik * op(A)_jk; op(A) is A (n x k, trans NoTrans) or A^T (A k x n). */
+REPROBLAS_API int reproblas_ssyrk(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, int64_t n, int64_t k, float alpha,
+                                  const float *a, int64_t lda, float beta, float *c, int64_t ldc,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dsyrk(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, int64_t n, int64_t k, double alpha,
+                                  const double *a, int64_t lda, double beta, double *c,
+                                  int64_t ldc, reproblas_order order);
 
 /* ---- triangular solves ---- */
 

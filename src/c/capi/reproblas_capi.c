@@ -347,6 +347,36 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
                                 b, b_rs, b_cs, beta, c, c_rs, c_cs));
 }
 
+/* ---- syrk: gemm(alpha, op(A), op(A)^T, beta, C) on one triangle of C ---- */
+
+static int rb_capi_syrk(int dtype, int layout, int uplo, int trans, int64_t n, int64_t k,
+                        const void *alpha, const void *a, int64_t lda, const void *beta, void *c,
+                        int64_t ldc, int order) {
+  if (!rb_valid_layout(layout)) return -1;
+  if (uplo != ReproblasUpper && uplo != ReproblasLower) return -2;
+  if (!rb_valid_trans(trans)) return -3;
+  if (n < 0) return -4;
+  if (k < 0) return -5;
+  const int ta = rb_transposed(trans);
+  const size_t size = rb_size(dtype);
+  const int64_t ar = ta ? k : n, ac = ta ? n : k, used = n > 0; /* A is read when C has elements */
+  if (a == NULL && n > 0 && k > 0) return -7;
+  if (!rb_ld_ok(layout, ar, ac, lda) || !rb_matrix_ok(layout, ar * used, ac, lda, size)) return -8;
+  if (c == NULL && n > 0) return -10;
+  if (!rb_ld_ok(layout, n, n, ldc) || !rb_matrix_ok(layout, n, n, ldc, size)) return -11;
+  if (!rb_valid_order(order)) return -12;
+  rb_context cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  int64_t a_rs, a_cs, c_rs, c_cs;
+  rb_strides(layout, trans, lda, &a_rs, &a_cs);
+  rb_strides(layout, ReproblasNoTrans, ldc, &c_rs, &c_cs);
+  /* op(B) = op(A)^T: the same elements with the strides swapped */
+  return rb_capi_status(rb_gemm(dtype, rb_core_order(order), &cfg,
+                                uplo == ReproblasLower ? RB_LOWER : RB_UPPER, n, n, k, alpha, a,
+                                a_rs, a_cs, a, a_cs, a_rs, beta, c, c_rs, c_cs));
+}
+
 /* ---- triangular solves ---- */
 
 static int rb_valid_uplo(int v) { return v == ReproblasUpper || v == ReproblasLower; }
