@@ -4,9 +4,12 @@
  * over k of op(A)_ik * op(B)_kj (contract §2-§3). Every operand is addressed
  * through element strides (op(A)_ik = a[i*a_rs + k*a_cs], negative allowed),
  * so transposes, C/Fortran order and strided views need no copy: packing
- * reads them in index order. `block` computes the sub-rectangle
+ * reads them in index order. rb_gemm_block_<SFX> computes the sub-rectangle
  * [i0, i1) x [j0, j1) of C completely (all of k); the driver (level3.c)
  * hands disjoint rectangles to threads, so no element is touched twice.
+ * The block walk (blocking, packing of op(B), the pairwise joins) is the
+ * frame's, once per dtype; what depends on the vector width is in the
+ * per-path table: micro-kernels, packing of op(A), writing C, gemv, ger, trsm.
  */
 #ifndef RB_GEMM_KERNELS_H
 #define RB_GEMM_KERNELS_H
@@ -15,8 +18,10 @@
 #include <stdint.h>
 
 #include "context.h"
+#include "terms.h"
 
 #define RB_DECLARE_L3_TABLE(T, SFX)                                                    \
+  typedef struct rb_l3_kernels_##SFX rb_l3_kernels_##SFX;                              \
   typedef struct {                                                                     \
     int64_t m, n, k;                                                                   \
     const T *a;                                                                        \
@@ -29,27 +34,50 @@
     int beta_zero; /* C is write-only: never read */                                   \
     int order;     /* RB_SEQUENTIAL / RB_PAIRWISE */                                   \
     int uplo;      /* RB_FULL, or the triangle of C written (RB_LOWER / RB_UPPER) */   \
-    int64_t mc, nc, kc; /* cache blocks (rounded to the tile by the kernels) */        \
+    int64_t mc, nc, kc; /* cache blocks (rounded to the tile by the frame) */          \
     /* sequential: elements of S a thread keeps (rows x nc, rows a multiple of mc);    \
      * 0: mc rows. More rows: op(B) is packed once for more of them. */                \
     int64_t ws;                                                                        \
     /* other threads run parts of the same call (memory streams are shared) */         \
     int threaded;                                                                      \
+    const rb_l3_kernels_##SFX *kt; /* the CPU path's kernels */                        \
   } rb_gemm_job_##SFX;                                                                 \
-  typedef struct {                                                                     \
-    /* 0, or -1 when its buffers cannot be allocated. */                               \
-    /* job: a rb_gemm_job_<SFX> */                                                    \
-    int (*block)(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1);      \
-    /* a[i*rs + j*cs] = fma(x_i, ay_j, a[...]) for i < m, j < n (x, ay contiguous T). */ \
-    void (*ger)(int64_t m, int64_t n, const void *x, const void *ay, void *a, int64_t rs, \
-                int64_t cs);                                                           \
+  /* Computes the rectangle [i0, i1) x [j0, j1) of C (all of k) with the job's     \
+   * kernels: 0, or -1 when its buffers cannot be allocated. The frame's block     \
+   * walk (frame/gemm_blocks.c), compiled once per dtype. */                        \
+  int rb_gemm_block_##SFX(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1); \
+  struct rb_l3_kernels_##SFX {                                                         \
     /* Tile shapes (rows x cols of C per micro-kernel call), by order: the driver   \
      * aligns its thread split on them (n == 1 uses the gemv tile, nr = 1). */       \
     int mr[2], nr[2], gemv_mr[2];                                                      \
+    int lanes; /* elements per vector */                                               \
+    /* Micro-kernels (gemm_ukernel.inc) on packed panels, for the gemm tile and the  \
+     * gemv tile: sequential (continue each fma chain over kc terms; first: start   \
+     * it) and pairwise (the tree over kc = 2^q terms, plus left when not NULL). */  \
+    void (*seq[2])(int64_t kc, const T *ap, const T *bp, T *acc, int first);           \
+    void (*pw[2])(int64_t kc, const T *ap, const T *bp, const T *left, T *out);        \
+    /* Packs the mb x kb block of op(A) at (i0, k0) as panels of mr rows. */         \
+    void (*pack_a)(const rb_gemm_job_##SFX *jb, int64_t i0, int64_t mb, int64_t k0,    \
+                   int64_t kb, int mr, T *dst);                                        \
+    /* Scales a block's S tiles (ws; NULL: S = +0) into C: all of the mb x nb block \
+     * at (i0, j0), or (elems) its elements [ilo, ihi) x [jlo, jhi). */             \
+    void (*write_c)(const rb_gemm_job_##SFX *jb, const T *ws, int64_t i0, int64_t mb,  \
+                    int64_t j0, int64_t nb, int mr, int nr);                           \
+    void (*write_c_elems)(const rb_gemm_job_##SFX *jb, const T *ws, int64_t tiles_m,   \
+                          int mr, int nr, int64_t i0, int64_t j0, int64_t ilo,         \
+                          int64_t ihi, int64_t jlo, int64_t jhi);                      \
+    /* dst = a + b over whole tiles (count a multiple of lanes). */                   \
+    void (*tile_add)(T *dst, const T *a, const T *b, int64_t count);                   \
+    /* n = 1 with op(A) contiguous along a dimension: rows [i0, i1) straight from A  \
+     * (gemv/); 0, or -1 when its buffers cannot be allocated. */                    \
+    int (*gemv)(const rb_gemm_job_##SFX *jb, int64_t i0, int64_t i1);                  \
+    /* a[i*rs + j*cs] = fma(x_i, ay_j, a[...]) for i < m, j < n (x, ay contiguous T). */ \
+    void (*ger)(int64_t m, int64_t n, const void *x, const void *ay, void *a, int64_t rs, \
+                int64_t cs);                                                           \
     /* Solves columns [k0, k1) of a rb_trsm_job_<SFX> in place: 0, or -1 when */     \
     /* its buffers cannot be allocated (trsm_engine.inc). */                          \
     int (*trsm)(const void *job, int64_t k0, int64_t k1);                             \
-  } rb_l3_kernels_##SFX;
+  };
 
 /* Triangular solve M X = alpha B in place of B (contract §3 trsv/trsm, left side:
  * the driver maps the other cases onto it). M_ij = a[i*a_rs + j*a_cs] is n x n,

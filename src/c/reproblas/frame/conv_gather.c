@@ -1,6 +1,6 @@
 /* The gather gemm of conv.h: columns are cut into chunks; for each chunk the
  * B operand (terms x chunk) is gathered from src into a per-thread buffer and
- * one rectangle of the product is computed by the gemm engine's `block`
+ * one rectangle of the product is computed by the gemm frame's block walk
  * (packing, cache blocking, the sequential / pairwise micro-kernels), into a
  * rows x chunk tile that is then scattered to dst (with the bias added). */
 #include "conv.h"
@@ -32,7 +32,7 @@ static const rb_l3_kernels_f64 *const conv_f64[CR_ISA_COUNT] = CONV_TABLES(f64);
 
 typedef struct {
   int dtype, order;
-  int (*block)(const void *job, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
+  const void *kt; /* the path's rb_l3_kernels_<dtype> */
   int64_t rows, terms, cols;
   const void *at, *src, *bias;
   const int64_t *aoff, *toff, *coff, *doff;
@@ -77,9 +77,12 @@ static int64_t column_runs(const int64_t *coff, int64_t n, int64_t *start) {
   static int chunk_##SFX(const conv_split *s, int64_t j0, int64_t n, int64_t i0, int64_t i1,  \
                          int64_t *start, T *b, T *c) {                                       \
     gather_##SFX(s, j0, n, start, column_runs(s->coff + j0, n, start), b);                   \
-    rb_gemm_job_##SFX job = {s->rows, n, s->terms, s->at, 1, s->rows, b, n, 1, c, n, 1,      \
-                             1, 0, 1, s->order, 0, 512, 2048, s->kc};                 \
-    if (s->block(&job, i0, i1, 0, n) != 0) return -1;                                        \
+    rb_gemm_job_##SFX job = {.m = s->rows, .n = n, .k = s->terms, .a = s->at, .a_rs = 1,      \
+                             .a_cs = s->rows, .b = b, .b_rs = n, .b_cs = 1, .c = c, .c_rs = n,  \
+                             .c_cs = 1, .alpha = 1, .beta = 0, .beta_zero = 1,                \
+                             .order = s->order, .uplo = RB_FULL, .mc = 512, .nc = 2048,       \
+                             .kc = s->kc, .kt = s->kt};                                       \
+    if (rb_gemm_block_##SFX(&job, i0, i1, 0, n) != 0) return -1;                             \
     scatter_##SFX(s, j0, n, i0, i1, c, n, 1);                                                \
     return 0;                                                                                \
   }
@@ -132,7 +135,7 @@ int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t t
   conv_split s = {dtype, order, NULL, rows, terms, cols, at, src, bias, aoff, toff, coff,
                   doff, dst, drow, 0, 0, 1, 1, cx.conv_kc ? cx.conv_kc : 1024 / size, {0}};
   const int o = order == RB_PAIRWISE;
-  s.block = dtype == RB_F32 ? conv_f32[cfg.isa]->block : conv_f64[cfg.isa]->block;
+  s.kt = dtype == RB_F32 ? (const void *)conv_f32[cfg.isa] : (const void *)conv_f64[cfg.isa];
   s.row_unit = dtype == RB_F32 ? conv_f32[cfg.isa]->mr[o] : conv_f64[cfg.isa]->mr[o];
   int64_t chunk = rows * CONV_CHUNK_PER_ROW, cap = CONV_CHUNK_BYTES / (size * (terms ? terms : 1));
   if (chunk < CONV_MIN_CHUNK) chunk = CONV_MIN_CHUNK;

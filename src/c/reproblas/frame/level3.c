@@ -1,5 +1,6 @@
 /* Level-2/3 entry points: checks, floating-point environment, the thread
- * split over output tiles, dispatch to the per-path engines (gemm_engine.inc). */
+ * split over output tiles, the frame's block walk (gemm_blocks.c) with the
+ * path's kernels (gemm_engine.inc). */
 #include "level3.h"
 
 #include <pthread.h>
@@ -110,10 +111,10 @@ static int l3_items(const l3_split *s, const void *job, int64_t i0, int64_t i1, 
   return 0;
 }
 
-/* gemm_engine.inc's blocks: a packed kc x nc block of op(B) serves mw rows
+/* The frame's blocks (gemm_blocks.inc): a packed kc x nc block of op(B) serves mw rows
  * (sequential; pairwise: mc) and a packed A block nc columns, so items of mw
  * (mc) x nc add no packing. gemv items: about L3_GEMV_ITEM multiply-adds. */
-#define L3_PW_NC_MAX 512 /* gemm_engine.inc's RB_PW_NC_MAX */
+#define L3_PW_NC_MAX 512 /* gemm_blocks.c's RB_PW_NC_MAX */
 #define L3_GEMV_ITEM ((int64_t)1 << 26)
 static int64_t l3_round_down(int64_t v, int64_t unit) { return v < unit ? unit : v / unit * unit; }
 static void l3_item_sizes(l3_split *s, int pw, int64_t k, int64_t mr, int64_t nr, int64_t mc,
@@ -178,12 +179,14 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
 #define RB_GEMM_RUN(SFX, TT)                                                                  \
   do {                                                                                        \
     const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg->isa];                                       \
-    rb_gemm_job_##SFX job = {m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs,           \
-                             *(const TT *)alpha, *(const TT *)beta, *(const TT *)beta == 0,   \
-                             order, uplo, 0, 0, 0, cx->ws};                                   \
+    rb_gemm_job_##SFX job = {.m = m, .n = n, .k = k, .a = a, .a_rs = a_rs, .a_cs = a_cs,     \
+                             .b = b, .b_rs = b_rs, .b_cs = b_cs, .c = c, .c_rs = c_rs,        \
+                             .c_cs = c_cs, .alpha = *(const TT *)alpha,                       \
+                             .beta = *(const TT *)beta, .beta_zero = *(const TT *)beta == 0,  \
+                             .order = order, .uplo = uplo, .ws = cx->ws, .kt = kt};           \
     rb_l3_blocks(cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
     int o = order == RB_PAIRWISE;                                                             \
-    s.block = kt->block;                                                                      \
+    s.block = rb_gemm_block_##SFX;                                                            \
     s.job = &job;                                                                             \
     if (n == 1) {                                                                             \
       s.by_rows = 1, s.unit = kt->gemv_mr[o];                                                 \
