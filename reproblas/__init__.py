@@ -41,12 +41,12 @@ from repro_runtime.util import package_path
 from ._core import best_isa, isa_names
 from ._conv import conv2d, conv2d_grad_bias, conv2d_grad_input, conv2d_grad_weight
 from ._level1 import asum, axpy, dot, iamax, nrm2, scal, sum
-from ._level23 import gemm, gemv, ger, matmul, syrk
+from ._level23 import gemm, gemv, ger, matmul, symm, syr2k, syrk
 from ._solve import trsm, trsv
 from ._validate import ORDERS
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names", "gemm", "gemv", "ger", "matmul", "syrk", "trsv", "trsm", "conv2d",
+           "isa_names", "gemm", "gemv", "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "conv2d",
            "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
 __all__ += ["get_include", "get_library_dir"]
 __version__ = "0.1.0"

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 __version__: Final[str]
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names", "gemm", "gemv", "ger", "matmul", "syrk", "trsv", "trsm", "conv2d",
+           "isa_names", "gemm", "gemv", "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "conv2d",
            "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias", "get_include",
            "get_library_dir"]
 
@@ -119,6 +119,26 @@ def syrk(alpha: _Scalar, a: NDArray[_F], beta: _Scalar = 0.0, c: NDArray[_F] | N
 @overload
 def syrk(alpha: _Scalar, a: _CudaArrayInterface, beta: _Scalar = 0.0,
          c: _CudaArrayInterface | None = None, trans: _Flag = False, lower: _Flag = False,
+         overwrite_c: _Flag = False, order: str = "sequential", *,
+         out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def syr2k(alpha: _Scalar, a: NDArray[_F], b: NDArray[_F], beta: _Scalar = 0.0,
+          c: NDArray[_F] | None = None, trans: _Flag = False, lower: _Flag = False,
+          overwrite_c: _Flag = False, order: str = "sequential", *,
+          out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def syr2k(alpha: _Scalar, a: _CudaArrayInterface, b: _CudaArrayInterface, beta: _Scalar = 0.0,
+          c: _CudaArrayInterface | None = None, trans: _Flag = False, lower: _Flag = False,
+          overwrite_c: _Flag = False, order: str = "sequential", *,
+          out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def symm(alpha: _Scalar, a: NDArray[_F], b: NDArray[_F], beta: _Scalar = 0.0,
+         c: NDArray[_F] | None = None, side: _Flag = 0, lower: _Flag = False,
+         overwrite_c: _Flag = False, order: str = "sequential", *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def symm(alpha: _Scalar, a: _CudaArrayInterface, b: _CudaArrayInterface, beta: _Scalar = 0.0,
+         c: _CudaArrayInterface | None = None, side: _Flag = 0, lower: _Flag = False,
          overwrite_c: _Flag = False, order: str = "sequential", *,
          out: _CudaArrayInterface | None = None) -> Any: ...
 @overload

@@ -478,6 +478,20 @@ cdef extern from "level3.h":
                 const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
                 int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs,
                 int64_t c_cs) nogil
+    ctypedef struct rb_operands:
+        const void *a
+        int64_t a_rs, a_cs
+        int a_sym
+        const void *b
+        int64_t b_rs, b_cs
+        int b_sym
+        const void *a2
+        int64_t a2_rs, a2_cs
+        const void *b2
+        int64_t b2_rs, b2_cs
+    int rb_gemm_ex(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n,
+                   int64_t k, const void *alpha, const rb_operands *op, const void *beta, void *c,
+                   int64_t c_rs, int64_t c_cs) nogil
     int rb_ger(int dtype, const rb_context *cfg, int64_t m, int64_t n, const void *alpha,
                const void *x, const void *y, void *a, int64_t a_rs, int64_t a_cs) nogil
 
@@ -508,6 +522,38 @@ def gemm(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
         raise MemoryError("reproblas.gemm: out of memory for the packing buffers")
     if rc != 0:
         raise RuntimeError(f"reproblas core rejected gemm (isa={isa}, order={order})")
+
+
+def gemm_ex(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not None,
+            cnp.ndarray a not None, int64_t a_rs, int64_t a_cs, int a_sym,
+            cnp.ndarray b not None, int64_t b_rs, int64_t b_cs, int b_sym,
+            cnp.ndarray a2, int64_t a2_rs, int64_t a2_cs,
+            cnp.ndarray b2, int64_t b2_rs, int64_t b2_cs, cnp.ndarray beta not None,
+            cnp.ndarray c not None, int64_t c_rs, int64_t c_cs, int isa, int threads, int uplo):
+    """gemm on structured operands (level3.h's rb_gemm_ex): a_sym / b_sym (1 lower,
+    2 upper: a symmetric operand read from that triangle), a2 / b2 (None, or syr2k's
+    second pair, whose products alternate with the first's; k counts both)."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef int dtype = _dtype_code(c)
+    cdef rb_operands op
+    op.a, op.a_rs, op.a_cs, op.a_sym = cnp.PyArray_DATA(a), a_rs, a_cs, a_sym
+    op.b, op.b_rs, op.b_cs, op.b_sym = cnp.PyArray_DATA(b), b_rs, b_cs, b_sym
+    op.a2, op.a2_rs, op.a2_cs = (NULL if a2 is None else cnp.PyArray_DATA(a2)), a2_rs, a2_cs
+    op.b2, op.b2_rs, op.b2_cs = (NULL if b2 is None else cnp.PyArray_DATA(b2)), b2_rs, b2_cs
+    cdef const void *pal = cnp.PyArray_DATA(alpha)
+    cdef const void *pbe = cnp.PyArray_DATA(beta)
+    cdef void *pc = cnp.PyArray_DATA(c)
+    cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
+    with nogil:
+        rc = rb_gemm_ex(dtype, order, cfg, uplo, m, n, k, pal, &op, pbe, pc, c_rs, c_cs)
+    _stop_end(&stop)
+    if rc == -2:
+        raise MemoryError("reproblas: out of memory for the packing buffers")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected a structured gemm (isa={isa}, order={order})")
 
 
 cdef inline void _op_strides(cnp.ndarray x, bint trans, int64_t *rs, int64_t *cs):

@@ -126,20 +126,31 @@ def _finish(out, c, overwrite):
     return out
 
 
-def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, uplo=0):
+def _op(x, trans):
+    """x as the core reads it, with op(x)'s element strides."""
+    x, (rs, cs) = elements(x)
+    return (x, cs, rs) if trans else (x, rs, cs)
+
+
+def _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, c, uplo=0, a_sym=0, b_sym=0, pair=None):
     """c <- alpha*op(a)op(b) [+ beta*c] through the core; c: the output array (only its
-    triangle when uplo is _validate.LOWER or UPPER)."""
+    triangle when uplo is _validate.LOWER or UPPER). a_sym / b_sym: that operand is
+    symmetric, read from one triangle (_validate.LOWER / UPPER); pair: syr2k's (a2, b2),
+    taken with trans_a / trans_b, whose products alternate with op(a)op(b)'s."""
     m, n = c.shape
-    a, (a_rs, a_cs) = elements(a)
-    b, (b_rs, b_cs) = elements(b)
-    if trans_a:
-        a_rs, a_cs = a_cs, a_rs
-    if trans_b:
-        b_rs, b_cs = b_cs, b_rs
+    a, a_rs, a_cs = _op(a, trans_a)
+    b, b_rs, b_cs = _op(b, trans_b)
     k = a.shape[0] if trans_a else a.shape[1]
     work, (c_rs, c_cs) = elements(c)
-    _core.gemm(order, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, work, c_rs, c_cs,
-               isa(), threads(), uplo)
+    if a_sym or b_sym or pair is not None:
+        a2, a2_rs, a2_cs = _op(pair[0], trans_a) if pair else (None, 0, 0)
+        b2, b2_rs, b2_cs = _op(pair[1], trans_b) if pair else (None, 0, 0)
+        _core.gemm_ex(order, m, n, 2 * k if pair else k, alpha, a, a_rs, a_cs, a_sym, b, b_rs,
+                      b_cs, b_sym, a2, a2_rs, a2_cs, b2, b2_rs, b2_cs, beta, work, c_rs, c_cs,
+                      isa(), threads(), uplo)
+    else:
+        _core.gemm(order, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, work, c_rs, c_cs,
+                   isa(), threads(), uplo)
     if work is not c:
         c[...] = work
     return c
@@ -226,14 +237,17 @@ class CpuBackend:
     # ---- levels 2 and 3 ----
 
     @staticmethod
-    def gemm(order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c, uplo=0):
+    def gemm(order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c, uplo=0,
+             a_sym=0, b_sym=0, pair=None):
         """alpha*op(a)op(b) [+ beta*c]: c itself when overwrite, else a new array."""
         if c is None:
             out = np.empty(shape, dtype=a.dtype)
         else:
             out = _output(c, overwrite, reads_c)
             a, b = _unshared(out, a, b)
-        _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, out, uplo)
+            if pair is not None:
+                pair = _unshared(out, *pair)
+        _run_gemm(order, alpha, a, trans_a, b, trans_b, beta, out, uplo, a_sym, b_sym, pair)
         return _finish(out, c, overwrite)
 
     @staticmethod

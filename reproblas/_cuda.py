@@ -154,6 +154,22 @@ def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c, uplo=0):
     return c
 
 
+def _symmetric(xp, a, lower):
+    """The whole symmetric matrix whose lower (1) or upper (2) triangle a stores."""
+    i, j = xp.indices(a.shape)
+    return xp.where(i >= j if lower == 1 else i <= j, a, a.T)
+
+
+def _interleaved(xp, a, a2, trans_a, b, b2, trans_b):
+    """syr2k's alternating products as one plain product: column 2k of the first
+    operand is op(a)'s column k, column 2k + 1 op(a2)'s; rows likewise for b, b2."""
+    opa, opa2 = (a.T, a2.T) if trans_a else (a, a2)
+    opb, opb2 = (b.T, b2.T) if trans_b else (b, b2)
+    m, k = opa.shape
+    return (xp.stack([opa, opa2], axis=2).reshape(m, 2 * k),
+            xp.stack([opb, opb2], axis=1).reshape(2 * k, opb.shape[1]))
+
+
 def ger(dev, alpha, x, y, a):
     """a <- fma(x_i, alpha*y_j, a_ij) in place (a: any whole-element strides)."""
     m, n = a.shape
@@ -339,9 +355,18 @@ class CudaBackend:
     # ---- levels 2 and 3 ----
 
     def gemm(self, order, alpha, a, trans_a, b, trans_b, beta, c, shape, overwrite, reads_c,
-             uplo=0):
+             uplo=0, a_sym=0, b_sym=0, pair=None):
         with on_device(a):
             out = _result(self.dev, c, shape, a.dtype, overwrite, reads_c)
+            # the kernels read plain operands: the same terms, rebuilt (new arrays, so
+            # they share no memory with c)
+            if a_sym:
+                a = _symmetric(self.xp, a, a_sym)
+            if b_sym:
+                b = _symmetric(self.xp, b, b_sym)
+            if pair is not None:
+                a, b = _interleaved(self.xp, a, pair[0], trans_a, b, pair[1], trans_b)
+                trans_a = trans_b = False
             if c is not None and overwrite:  # results must use the old a, b
                 a, b = _unshared(self.dev, c, a, b)
             gemm(self.dev, _ORDER_NAMES[order], alpha[0], a, trans_a, b, trans_b, beta[0], out,

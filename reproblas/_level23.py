@@ -1,4 +1,4 @@
-"""Public level-2/3 routines: gemm, syrk, gemv, ger, matmul (contract §3).
+"""Public level-2/3 routines: gemm, symm, syrk, syr2k, gemv, ger, matmul (contract §3).
 
 Each routine checks its arguments once (_validate.py) and runs on the backend of
 its arrays' device (_backend.py); plain NumPy operands with default options take a
@@ -141,34 +141,158 @@ def syrk(alpha, a, beta=0.0, c=None, trans=False, lower=False, overwrite_c=False
     ValueError
         a not 2-D, c not n x n, beta != 0 without c, or c read-only with overwrite_c.
     """
-    trans, lower = V.flag(trans, "trans", "syrk"), V.flag(lower, "lower", "syrk")
-    overwrite_c = V.flag(overwrite_c, "overwrite_c", "syrk")
+    return _rank_update("syrk", alpha, a, None, beta, c, trans, lower, overwrite_c, order, out)
+
+
+def syr2k(alpha, a, b, beta=0.0, c=None, trans=False, lower=False, overwrite_c=False,
+          order="sequential", *, out=None):
+    """Symmetric rank-2k update of one triangle:
+    ``alpha * (op(a) @ op(b).T + op(b) @ op(a).T) + beta * c``.
+
+    ``S_ij`` sums, for k ascending, ``op(a)[i, k] * op(b)[j, k]`` and then
+    ``op(b)[i, k] * op(a)[j, k]`` (2k terms, in the order `order`; contract §3.1);
+    the scaling and the other triangle are as in :func:`reproblas.syrk`.
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        Scale of the products.
+    a, b : numpy.ndarray
+        2-D arrays of one dtype (float32 or float64) and one shape: n x k (k x n with
+        trans), any layout.
+    beta, c, trans, lower, overwrite_c, order, out
+        As in :func:`reproblas.syrk`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n, n) result: a new array, or c when overwrite_c is true.
+
+    Raises
+    ------
+    TypeError
+        Not float32/float64 arrays, or mixed dtypes.
+    ValueError
+        a and b of different shapes, c not n x n, beta != 0 without c, or c read-only
+        with overwrite_c.
+    """
+    return _rank_update("syr2k", alpha, a, b, beta, c, trans, lower, overwrite_c, order, out)
+
+
+def _rank_update(routine, alpha, a, b, beta, c, trans, lower, overwrite_c, order, out):
+    """syrk (b None) and syr2k: one triangle of a product whose B is op(a).T (syr2k:
+    op(b).T, with op(b) op(a).T's terms alternating); the other triangle is c's."""
+    trans, lower = V.flag(trans, "trans", routine), V.flag(lower, "lower", routine)
+    overwrite_c = V.flag(overwrite_c, "overwrite_c", routine)
     caller_c, caller_out = c, out
-    be = _backend.select(a, c, out)
-    out = _exclusive_out(be, out, overwrite_c, "overwrite_c", "syrk")
-    code = V.order(order, "syrk")
-    a, c = V.operands(be, "syrk", ("a", "c"), (a, c), (2, 2), optional=("c",))
-    al = V.scalar(alpha, a.dtype, "syrk")
-    bt = V.scalar(beta, a.dtype, "syrk", "beta")
+    be = _backend.select(a, b, c, out)
+    out = _exclusive_out(be, out, overwrite_c, "overwrite_c", routine)
+    code = V.order(order, routine)
+    names, ops = (("a", "c"), (a, c)) if b is None else (("a", "b", "c"), (a, b, c))
+    ops = V.operands(be, routine, names, ops, (2,) * len(ops), optional=("c",))
+    a, c = ops[0], ops[-1]
+    b = None if b is None else ops[1]
+    if b is not None and b.shape != a.shape:
+        raise ValueError(f"reproblas.{routine}: a has shape {a.shape} but b {b.shape}; they "
+                         f"must have one shape")
+    al = V.scalar(alpha, a.dtype, routine)
+    bt = V.scalar(beta, a.dtype, routine, "beta")
     n = a.shape[1] if trans else a.shape[0]
     reads_c = V.reads_old(bt)
     if c is None:
         if reads_c:
-            raise ValueError("reproblas.syrk: beta != 0 needs c")
+            raise ValueError(f"reproblas.{routine}: beta != 0 needs c")
         work = be.xp.zeros((n, n), a.dtype)
     else:
         if c.shape != (n, n):
-            raise ValueError(f"reproblas.syrk: c has shape {c.shape}, expected {(n, n)}")
+            raise ValueError(f"reproblas.{routine}: c has shape {c.shape}, expected {(n, n)}")
         if overwrite_c:
-            V.writeable(c, "c", "syrk", True)
+            V.writeable(c, "c", routine, True)
         work = c if overwrite_c else be.xp.array(c, copy=True)  # the other triangle is c's
     if out is not None:
-        V.output(out, (n, n), a.dtype, "syrk", be.xp)
-    res = be.gemm(code, al, a, trans, a, not trans, bt, work, (n, n), True, reads_c,
-                  V.LOWER if lower else V.UPPER)
+        V.output(out, (n, n), a.dtype, routine, be.xp)
+    uplo = V.LOWER if lower else V.UPPER
+    if b is None:
+        res = be.gemm(code, al, a, trans, a, not trans, bt, work, (n, n), True, reads_c, uplo)
+    else:
+        res = be.gemm(code, al, a, trans, b, not trans, bt, work, (n, n), True, reads_c, uplo,
+                      pair=(b, a))
     if c is not None and overwrite_c:
         return caller_c
-    return V.deliver(out, caller_out, res, "syrk", be.xp)
+    return V.deliver(out, caller_out, res, routine, be.xp)
+
+
+def symm(alpha, a, b, beta=0.0, c=None, side=0, lower=False, overwrite_c=False,
+         order="sequential", *, out=None):
+    """Product with a symmetric matrix stored in one triangle: ``alpha * a @ b + beta * c``
+    (side 0) or ``alpha * b @ a + beta * c`` (side 1).
+
+    Each element is computed as :func:`reproblas.gemm` computes it with the whole
+    symmetric matrix: its upper (default) or lower triangle is read, and the element
+    at (i, k) outside it is taken from (k, i) (contract §3.1).
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        Scale of the product.
+    a : numpy.ndarray
+        The symmetric matrix, m x m (side 0) or n x n (side 1); only one triangle is read.
+    b : numpy.ndarray
+        m x n array of a's dtype.
+    beta, c, overwrite_c, order, out
+        As in :func:`reproblas.gemm`.
+    side : {0, 1}, optional
+        0: a on the left (scipy's convention), 1: on the right.
+    lower : bool, optional
+        Read the lower triangle of a instead of the upper one.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (m, n) result: a new array, or c when overwrite_c is true.
+
+    Raises
+    ------
+    TypeError
+        Not float32/float64 arrays, or mixed dtypes.
+    ValueError
+        a not square, shapes that do not match, beta != 0 without c, or c read-only with
+        overwrite_c.
+    """
+    lower = V.flag(lower, "lower", "symm")
+    right = V.flag(side, "side", "symm")
+    overwrite_c = V.flag(overwrite_c, "overwrite_c", "symm")
+    caller_c, caller_out = c, out
+    be = _backend.select(a, b, c, out)
+    out = _exclusive_out(be, out, overwrite_c, "overwrite_c", "symm")
+    code = V.order(order, "symm")
+    a, b, c = V.operands(be, "symm", ("a", "b", "c"), (a, b, c), (2, 2, 2), optional=("c",))
+    al = V.scalar(alpha, a.dtype, "symm")
+    bt = V.scalar(beta, a.dtype, "symm", "beta")
+    m, n = b.shape
+    need = n if right else m
+    if a.shape != (need, need):
+        raise ValueError(f"reproblas.symm: a has shape {a.shape}; with b {b.shape} and side="
+                         f"{int(right)} it must be {(need, need)}")
+    reads_c = V.reads_old(bt)
+    if c is None:
+        if reads_c:
+            raise ValueError("reproblas.symm: beta != 0 needs c")
+    else:
+        if c.shape != (m, n):
+            raise ValueError(f"reproblas.symm: c has shape {c.shape}, expected {(m, n)}")
+        if overwrite_c:
+            V.writeable(c, "c", "symm", True)
+    if out is not None:
+        V.output(out, (m, n), a.dtype, "symm", be.xp)
+    tri = V.LOWER if lower else V.UPPER
+    if right:
+        res = be.gemm(code, al, b, False, a, False, bt, c, (m, n), overwrite_c, reads_c, b_sym=tri)
+    else:
+        res = be.gemm(code, al, a, False, b, False, bt, c, (m, n), overwrite_c, reads_c, a_sym=tri)
+    if c is not None and overwrite_c:
+        return caller_c
+    return V.deliver(out, caller_out, res, "symm", be.xp)
 
 
 def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="sequential", *,

@@ -61,10 +61,10 @@ typedef enum { ReproblasRowMajor = 101, ReproblasColMajor = 102 } reproblas_layo
 /* ConjTrans is Trans: the data are real (as in CBLAS's real routines). */
 typedef enum { ReproblasNoTrans = 111, ReproblasTrans = 112, ReproblasConjTrans = 113 }
 reproblas_transpose;
-/* The triangle a routine reads (trsv, trsm) or writes (syrk). */
+/* The triangle a routine reads (trsv, trsm, symm) or writes (syrk, syr2k). */
 typedef enum { ReproblasUpper = 121, ReproblasLower = 122 } reproblas_uplo;
 typedef enum { ReproblasNonUnit = 131, ReproblasUnit = 132 } reproblas_diag;
-typedef enum { ReproblasLeft = 141, ReproblasRight = 142 } reproblas_side;
+typedef enum { ReproblasLeft = 141, ReproblasRight = 142 } reproblas_side; /* trsm, symm */
 /* The summation orders of the contract (§2): left to right, or the fixed binary tree. */
 typedef enum { ReproblasSequential = 0, ReproblasPairwise = 1 } reproblas_order;
 
@@ -161,6 +161,29 @@ REPROBLAS_API int reproblas_dsyrk(reproblas_layout layout, reproblas_uplo uplo,
                                   reproblas_transpose trans, int64_t n, int64_t k, double alpha,
                                   const double *a, int64_t lda, double beta, double *c,
                                   int64_t ldc, reproblas_order order);
+
+/* syrk's triangle of alpha*(op(A) op(B)^T + op(B) op(A)^T) + beta*C: for each
+ * k the term op(A)_ik * op(B)_jk, then op(B)_ik * op(A)_jk (2k terms, ordered). */
+REPROBLAS_API int reproblas_ssyr2k(reproblas_layout layout, reproblas_uplo uplo,
+                                   reproblas_transpose trans, int64_t n, int64_t k, float alpha,
+                                   const float *a, int64_t lda, const float *b, int64_t ldb,
+                                   float beta, float *c, int64_t ldc, reproblas_order order);
+REPROBLAS_API int reproblas_dsyr2k(reproblas_layout layout, reproblas_uplo uplo,
+                                   reproblas_transpose trans, int64_t n, int64_t k, double alpha,
+                                   const double *a, int64_t lda, const double *b, int64_t ldb,
+                                   double beta, double *c, int64_t ldc, reproblas_order order);
+
+/* C = alpha*A*B + beta*C (side Left, A m x m) or alpha*B*A + beta*C (Right, A
+ * n x n), A symmetric with only its uplo triangle read: gemm's terms on the
+ * whole matrix. */
+REPROBLAS_API int reproblas_ssymm(reproblas_layout layout, reproblas_side side,
+                                  reproblas_uplo uplo, int64_t m, int64_t n, float alpha,
+                                  const float *a, int64_t lda, const float *b, int64_t ldb,
+                                  float beta, float *c, int64_t ldc, reproblas_order order);
+REPROBLAS_API int reproblas_dsymm(reproblas_layout layout, reproblas_side side,
+                                  reproblas_uplo uplo, int64_t m, int64_t n, double alpha,
+                                  const double *a, int64_t lda, const double *b, int64_t ldb,
+                                  double beta, double *c, int64_t ldc, reproblas_order order);
 
 /* ---- triangular solves ---- */
 

@@ -377,6 +377,79 @@ static int rb_capi_syrk(int dtype, int layout, int uplo, int trans, int64_t n, i
                                 a_rs, a_cs, a, a_cs, a_rs, beta, c, c_rs, c_cs));
 }
 
+/* syr2k: the syrk product of op(A), op(B) with op(B) op(A)^T's terms interleaved. */
+static int rb_capi_syr2k(int dtype, int layout, int uplo, int trans, int64_t n, int64_t k,
+                         const void *alpha, const void *a, int64_t lda, const void *b,
+                         int64_t ldb, const void *beta, void *c, int64_t ldc, int order) {
+  if (!rb_valid_layout(layout)) return -1;
+  if (uplo != ReproblasUpper && uplo != ReproblasLower) return -2;
+  if (!rb_valid_trans(trans)) return -3;
+  if (n < 0) return -4;
+  if (k < 0) return -5;
+  const int ta = rb_transposed(trans);
+  const size_t size = rb_size(dtype);
+  const int64_t rows = ta ? k : n, cols = ta ? n : k, used = n > 0;
+  if (a == NULL && n > 0 && k > 0) return -7;
+  if (!rb_ld_ok(layout, rows, cols, lda) || !rb_matrix_ok(layout, rows * used, cols, lda, size))
+    return -8;
+  if (b == NULL && n > 0 && k > 0) return -9;
+  if (!rb_ld_ok(layout, rows, cols, ldb) || !rb_matrix_ok(layout, rows * used, cols, ldb, size))
+    return -10;
+  if (c == NULL && n > 0) return -12;
+  if (!rb_ld_ok(layout, n, n, ldc) || !rb_matrix_ok(layout, n, n, ldc, size)) return -13;
+  if (!rb_valid_order(order)) return -14;
+  rb_context cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  int64_t a_rs, a_cs, b_rs, b_cs, c_rs, c_cs;
+  rb_strides(layout, trans, lda, &a_rs, &a_cs);
+  rb_strides(layout, trans, ldb, &b_rs, &b_cs);
+  rb_strides(layout, ReproblasNoTrans, ldc, &c_rs, &c_cs);
+  /* terms per index: op(A)_ik op(B)^T_kj, then op(B)_ik op(A)^T_kj */
+  const rb_operands op = {.a = a, .a_rs = a_rs, .a_cs = a_cs, .b = b, .b_rs = b_cs, .b_cs = b_rs,
+                          .a2 = b, .a2_rs = b_rs, .a2_cs = b_cs, .b2 = a, .b2_rs = a_cs,
+                          .b2_cs = a_rs};
+  return rb_capi_status(rb_gemm_ex(dtype, rb_core_order(order), &cfg,
+                                   uplo == ReproblasLower ? RB_LOWER : RB_UPPER, n, n, 2 * k,
+                                   alpha, &op, beta, c, c_rs, c_cs));
+}
+
+/* symm: gemm with the symmetric A (one triangle read) on the left or the right. */
+static int rb_capi_symm(int dtype, int layout, int side, int uplo, int64_t m, int64_t n,
+                        const void *alpha, const void *a, int64_t lda, const void *b,
+                        int64_t ldb, const void *beta, void *c, int64_t ldc, int order) {
+  if (!rb_valid_layout(layout)) return -1;
+  if (side != ReproblasLeft && side != ReproblasRight) return -2;
+  if (uplo != ReproblasUpper && uplo != ReproblasLower) return -3;
+  if (m < 0) return -4;
+  if (n < 0) return -5;
+  const size_t size = rb_size(dtype);
+  const int right = side == ReproblasRight;
+  const int64_t na = right ? n : m, used = m > 0 && n > 0;
+  if (a == NULL && used) return -7;
+  if (!rb_ld_ok(layout, na, na, lda) || !rb_matrix_ok(layout, na * used, na, lda, size)) return -8;
+  if (b == NULL && used) return -9;
+  if (!rb_ld_ok(layout, m, n, ldb) || !rb_matrix_ok(layout, m, n, ldb, size)) return -10;
+  if (c == NULL && used) return -12;
+  if (!rb_ld_ok(layout, m, n, ldc) || !rb_matrix_ok(layout, m, n, ldc, size)) return -13;
+  if (!rb_valid_order(order)) return -14;
+  rb_context cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0) return status;
+  int64_t a_rs, a_cs, b_rs, b_cs, c_rs, c_cs;
+  rb_strides(layout, ReproblasNoTrans, lda, &a_rs, &a_cs);
+  rb_strides(layout, ReproblasNoTrans, ldb, &b_rs, &b_cs);
+  rb_strides(layout, ReproblasNoTrans, ldc, &c_rs, &c_cs);
+  const int tri = uplo == ReproblasLower ? RB_LOWER : RB_UPPER;
+  rb_operands op = {.a = a, .a_rs = a_rs, .a_cs = a_cs, .a_sym = tri,
+                    .b = b, .b_rs = b_rs, .b_cs = b_cs};
+  if (right) /* C = B A */
+    op = (rb_operands){.a = b, .a_rs = b_rs, .a_cs = b_cs,
+                       .b = a, .b_rs = a_rs, .b_cs = a_cs, .b_sym = tri};
+  return rb_capi_status(rb_gemm_ex(dtype, rb_core_order(order), &cfg, RB_FULL, m, n, na, alpha,
+                                   &op, beta, c, c_rs, c_cs));
+}
+
 /* ---- triangular solves ---- */
 
 static int rb_valid_uplo(int v) { return v == ReproblasUpper || v == ReproblasLower; }

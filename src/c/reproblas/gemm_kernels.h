@@ -34,6 +34,16 @@
     int beta_zero; /* C is write-only: never read */                                   \
     int order;     /* RB_SEQUENTIAL / RB_PAIRWISE */                                   \
     int uplo;      /* RB_FULL, or the triangle of C written (RB_LOWER / RB_UPPER) */   \
+    /* Structured operands (read by the frame's own packing, never by the      \
+     * path's pack_a or gemv): a_sym / b_sym RB_LOWER or RB_UPPER: op(A) / op(B) \
+     * is symmetric and only that triangle of it is read (symm); a2, b2 not     \
+     * NULL: term 2k' + 1 is op(A2)_ik' op(B2)_k'j after term 2k' =             \
+     * op(A)_ik' op(B)_k'j (syr2k; k counts both). 0 / NULL: plain gemm. */    \
+    int a_sym, b_sym;                                                                  \
+    const T *a2;                                                                       \
+    int64_t a2_rs, a2_cs;                                                              \
+    const T *b2;                                                                       \
+    int64_t b2_rs, b2_cs;                                                              \
     int64_t mc, nc, kc; /* cache blocks (rounded to the tile by the frame) */          \
     /* sequential: elements of S a thread keeps (rows x nc, rows a multiple of mc);    \
      * 0: mc rows. More rows: op(B) is packed once for more of them. */                \

@@ -23,6 +23,32 @@ int rb_gemm(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, in
             const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
             int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs);
 
+/* The operands of a structured product (symm, syr2k): op(A)_ik =
+ * a[i*a_rs + k*a_cs] and op(B)_kj = b[k*b_rs + j*b_cs] as in rb_gemm;
+ * a_sym / b_sym RB_LOWER or RB_UPPER (0: general): the operand is symmetric
+ * and only that triangle of it is read; a2, b2 (NULL: none): a second pair,
+ * whose product follows the first one's at each index, so that the k terms
+ * of rb_gemm_ex are op(A)_i0 op(B)_0j, op(A2)_i0 op(B2)_0j, op(A)_i1 ... (k
+ * even: twice the shared dimension). */
+typedef struct {
+  const void *a;
+  int64_t a_rs, a_cs;
+  int a_sym;
+  const void *b;
+  int64_t b_rs, b_cs;
+  int b_sym;
+  const void *a2;
+  int64_t a2_rs, a2_cs;
+  const void *b2;
+  int64_t b2_rs, b2_cs;
+} rb_operands;
+
+/* rb_gemm on structured operands: C = alpha*S or fma(beta, C, alpha*S) on
+ * the elements uplo selects, S_ij the ordered sum of the k terms above. */
+int rb_gemm_ex(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n,
+               int64_t k, const void *alpha, const rb_operands *op, const void *beta, void *c,
+               int64_t c_rs, int64_t c_cs);
+
 /* rb_gemm for every entry of a batch of shape[0..nd) (C order): entry e's A,
  * B, C start at a, b, c plus its batch index times a_bs, b_bs, c_bs (element
  * strides, 0 for a broadcast dimension). Threads share out the entries and

@@ -179,11 +179,14 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
 #define RB_GEMM_RUN(SFX, TT)                                                                  \
   do {                                                                                        \
     const rb_l3_kernels_##SFX *kt = l3_##SFX[cfg->isa];                                       \
-    rb_gemm_job_##SFX job = {.m = m, .n = n, .k = k, .a = a, .a_rs = a_rs, .a_cs = a_cs,     \
-                             .b = b, .b_rs = b_rs, .b_cs = b_cs, .c = c, .c_rs = c_rs,        \
-                             .c_cs = c_cs, .alpha = *(const TT *)alpha,                       \
+    rb_gemm_job_##SFX job = {.m = m, .n = n, .k = k, .a = op.a, .a_rs = op.a_rs,             \
+                             .a_cs = op.a_cs, .b = op.b, .b_rs = op.b_rs, .b_cs = op.b_cs,    \
+                             .c = c, .c_rs = c_rs, .c_cs = c_cs, .alpha = *(const TT *)alpha, \
                              .beta = *(const TT *)beta, .beta_zero = *(const TT *)beta == 0,  \
-                             .order = order, .uplo = uplo, .ws = cx->ws, .kt = kt};           \
+                             .order = order, .uplo = uplo, .a_sym = op.a_sym,                 \
+                             .b_sym = op.b_sym, .a2 = op.a2, .a2_rs = op.a2_rs,               \
+                             .a2_cs = op.a2_cs, .b2 = op.b2, .b2_rs = op.b2_rs,               \
+                             .b2_cs = op.b2_cs, .ws = cx->ws, .kt = kt};                      \
     rb_l3_blocks(cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
     int o = order == RB_PAIRWISE;                                                             \
     s.block = rb_gemm_block_##SFX;                                                            \
@@ -203,13 +206,16 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
     rb_parallel(parts, l3_part_##SFX, &s);                                                    \
   } while (0)
 
-int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int uplo, int nd,
-                    const int64_t *shape, const int64_t *a_bs, const int64_t *b_bs, const int64_t *c_bs, int64_t m,
-                    int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
-                    int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
-                    void *c, int64_t c_rs, int64_t c_cs) {
+/* rb_gemm_batched and rb_gemm_ex: the batch (nd = 0: one product), the
+ * operands (op: taken by value, swapped for a row times a matrix). */
+static int gemm_run(int dtype, int order, const rb_context *cfg, int uplo, int nd,
+                    const int64_t *shape, const int64_t *a_bs, const int64_t *b_bs,
+                    const int64_t *c_bs, int64_t m, int64_t n, int64_t k, const void *alpha,
+                    rb_operands op, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
+  const int structured = op.a_sym || op.b_sym || op.a2 || op.b2;
   if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0 ||
-      k < 0 || nd < 0 || uplo < RB_FULL || uplo > RB_UPPER)
+      k < 0 || nd < 0 || uplo < RB_FULL || uplo > RB_UPPER || op.a_sym < 0 || op.a_sym > RB_UPPER ||
+      op.b_sym < 0 || op.b_sym > RB_UPPER || (!op.a2 != !op.b2) || (op.a2 && k % 2))
     return -1;
   int64_t batch = 1;
   for (int d = 0; d < nd; ++d) {
@@ -217,15 +223,15 @@ int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int uplo, int n
     batch *= shape[d];
   }
   if (m == 0 || n == 0 || batch == 0) return 0;
-  if (m == 1 && n > 1) {
+  if (m == 1 && n > 1 && !structured) {
     /* A row times a matrix: compute C^T = op(B)^T op(A)^T, one column, with
      * the gemv tiles. Each element has the same terms in the same order
      * (a*b and b*a are the same product), so the bits are the same. */
-    const void *t = a;
+    const void *t = op.a;
     const int64_t *t_bs = a_bs;
-    int64_t t_rs = a_rs, t_cs = a_cs;
-    a = b, a_rs = b_cs, a_cs = b_rs, a_bs = b_bs;
-    b = t, b_rs = t_cs, b_cs = t_rs, b_bs = t_bs;
+    int64_t t_rs = op.a_rs, t_cs = op.a_cs;
+    op.a = op.b, op.a_rs = op.b_cs, op.a_cs = op.b_rs, a_bs = b_bs;
+    op.b = t, op.b_rs = t_cs, op.b_cs = t_rs, b_bs = t_bs;
     t_rs = c_rs, c_rs = c_cs, c_cs = t_rs;
     m = n, n = 1;
     uplo = uplo == RB_FULL ? RB_FULL : RB_LOWER + RB_UPPER - uplo; /* C^T swaps the triangles */
@@ -254,11 +260,29 @@ int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int uplo, int n
   return 0;
 }
 
+int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int uplo, int nd,
+                    const int64_t *shape, const int64_t *a_bs, const int64_t *b_bs,
+                    const int64_t *c_bs, int64_t m, int64_t n, int64_t k, const void *alpha,
+                    const void *a, int64_t a_rs, int64_t a_cs, const void *b, int64_t b_rs,
+                    int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
+  const rb_operands op = {.a = a, .a_rs = a_rs, .a_cs = a_cs, .b = b, .b_rs = b_rs, .b_cs = b_cs};
+  return gemm_run(dtype, order, cfg, uplo, nd, shape, a_bs, b_bs, c_bs, m, n, k, alpha, op, beta,
+                  c, c_rs, c_cs);
+}
+
+int rb_gemm_ex(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n,
+               int64_t k, const void *alpha, const rb_operands *op, const void *beta, void *c,
+               int64_t c_rs, int64_t c_cs) {
+  if (!op) return -1;
+  return gemm_run(dtype, order, cfg, uplo, 0, NULL, NULL, NULL, NULL, m, n, k, alpha, *op, beta, c,
+                  c_rs, c_cs);
+}
+
 int rb_gemm(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n, int64_t k,
             const void *alpha, const void *a, int64_t a_rs, int64_t a_cs, const void *b,
             int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
-  return rb_gemm_batched(dtype, order, cfg, uplo, 0, NULL, NULL, NULL, NULL, m, n, k, alpha, a, a_rs,
-                         a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);
+  return rb_gemm_batched(dtype, order, cfg, uplo, 0, NULL, NULL, NULL, NULL, m, n, k, alpha, a,
+                         a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);
 }
 
 /* ---- ger ---- */
