@@ -66,7 +66,7 @@ extensions = [
         # NumPy 2.0's ArrayMethod API (crlibm_py/_loop.h)
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION"),
                        ("NPY_TARGET_VERSION", "NPY_2_0_API_VERSION")],
-        depends=headers("src/c/crlibm", "src/c/common") + ["crlibm_py/_loop.h"],
+        depends=headers("src/c/crlibm", "src/c/lanes", "src/c/common") + ["crlibm_py/_loop.h"],
         libraries=["m"],
     ),
     Extension(
@@ -77,7 +77,8 @@ extensions = [
             "scalar", "avx2", "avx512") for f in ("level1", "gemm", "conv")] + COMMON + [CAPI_ENV],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        depends=headers("src/c/reproblas", "src/c/order", "src/c/common", "src/c/capi"),
+        depends=headers("src/c/reproblas", "src/c/lanes", "src/c/order", "src/c/common",
+                        "src/c/capi"),
         libraries=["m"],
     ),
     # The verifier: its own C core plus the same crlibm objects. MPFR is loaded
@@ -88,7 +89,7 @@ extensions = [
         + CRLIBM + COMMON,
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        depends=headers("src/c/crlibm", "src/c/common", "src/c/verify"),
+        depends=headers("src/c/crlibm", "src/c/lanes", "src/c/common", "src/c/verify"),
         libraries=["m", "dl"],
     ),
 ]
@@ -102,7 +103,7 @@ class build_py_with_cuda_sources(build_py):
     def run(self):
         super().run()
         dest = Path(self.build_lib) / "repro_runtime" / "_cuda_src"
-        for d in ("cuda", "c/common", "c/crlibm", "c/reproblas", "c/order"):
+        for d in ("cuda", "c/common", "c/lanes", "c/crlibm", "c/reproblas", "c/order"):
             for p in Path("src", d).rglob("*"):
                 if p.suffix in (".cu", ".cuh", ".h", ".def") and "emu" not in p.parts:
                     target = dest / p.relative_to("src")

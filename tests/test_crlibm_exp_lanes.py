@@ -1,9 +1,9 @@
 """exp's array kernel reads the right table row and flags the right lanes, in every lane.
 
-The array kernels test exp's domain on the float inputs, VFW lanes at a time
+The array kernels test exp's domain on the float inputs, V32_W lanes at a time
 (cr_exp_special_f32, CR_DEFINE_BLOCK_FMASK in src/c/crlibm/kernels.inc), then
 split the lane bits among the double vectors; the table is read by a lookup
-(vd_lookup16 for 16 entries, a gather otherwise). A lane bit or a table index landing
+(v64_lookup16 for 16 entries, a gather otherwise). A lane bit or a table index landing
 in the wrong lane still gives plausible values, so these inputs put every
 domain edge and every table row at every lane position of a block, on every
 path, and compare with MPFR.

@@ -1,7 +1,7 @@
 """The table lookups of log, sin, cos, erf and tanh read the right row in every lane.
 
 On AVX2 the four row indices of a vector reach the integer registers together
-(cr_avx2_nibbles in src/c/crlibm/vec/avx2.h), and sin/cos read (A, B) and the
+(lanes_avx2_nibbles in src/c/lanes/avx2.h), and sin/cos read (A, B) and the
 rows of the big reduction as pairs: a lane reading another lane's row, or a
 wrong nibble, would still give plausible values. These inputs put every row
 of each table at every lane position of a block (4 vectors of up to 8 lanes),

@@ -3,7 +3,7 @@
  * block_pw without packing, level copies or write-out. Thread CPU time (a
  * preempted turn is not charged for the wait), kernels in turn, best of 20.
  *
- *   gcc -O2 -std=gnu11 -ffp-contract=off -Isrc/c/reproblas -Isrc/c/common \
+ *   gcc -O2 -std=gnu11 -ffp-contract=off -Isrc/c -Isrc/c/reproblas -Isrc/c/common \
  *       tools/bench_reproblas_ukernel.c src/c/common/isa.c -o /tmp/ukernel -lm && /tmp/ukernel [kc]
  */
 #define _GNU_SOURCE
@@ -59,8 +59,8 @@ enum { ROWS = 240, CALLS = 20, ROUNDS = 20 }; /* ROWS: a multiple of every tile 
            #SFX, (long long)kc, smr, RB_SEQ_NR, seq, pmr, RB_PW_NR, pw, pw / seq);         \
     free(a), free(b), free(out);                                                          \
   }
-BENCH(float, f32, RB_W32)
-BENCH(double, f64, RB_W64)
+BENCH(float, f32, V32_W)
+BENCH(double, f64, V64_W)
 
 int main(int argc, char **argv) {
   if (!cr_isa_supported(CR_ISA_AVX2)) return puts("needs AVX2+FMA"), 0;

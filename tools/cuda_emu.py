@@ -24,7 +24,8 @@ CXX_FLAGS = ["-std=c++20", "-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-m
 
 
 def _sources():
-    return sorted(p for d in ("cuda", "c/common", "c/crlibm", "c/reproblas", "c/order")
+    return sorted(p for d in ("cuda", "c/common", "c/lanes", "c/crlibm", "c/reproblas",
+                              "c/order")
                   for p in (SRC / d).rglob("*") if p.suffix in (".cu", ".cuh", ".h", ".def", ".cpp"))
 
 

@@ -245,11 +245,11 @@ class FunctionSpec:
     """What the RLIBM driver needs to know about one polynomial of a function.
 
     The function header must expose, in the lane abstraction,
-      vd <reduce>(vd x, vd *comp)   the reduced argument r (and whatever the
+      v64 <reduce>(v64 x, v64 *comp)   the reduced argument r (and whatever the
                                     compensation needs, one double per lane),
-      vd <compensate>(vd p, vd comp) the double that is rounded to float, from
+      v64 <compensate>(v64 p, v64 comp) the double that is rounded to float, from
                                     p = the polynomial at r; increasing in p,
-      vd <fast>(vd x, vm *special)  the fast path (kernels.inc's contract).
+      v64 <fast>(v64 x, v64m *special)  the fast path (kernels.inc's contract).
     """
 
     name: str                 # e.g. "exp"

@@ -18,7 +18,7 @@ intervals 1-3 converge at both.
 
 The header holds the coefficients twice, by value (16 entries per
 coefficient: one two-register permute each on AVX-512) and by row (the DEG + 1
-coefficients of an interval: a few loads per lane on AVX2); vd_lookup16_n
+coefficients of an interval: a few loads per lane on AVX2); v64_lookup16_n
 reads the layout its path loads faster.
 
 Usage: python tools/polygen.py erf   (rewrites erf/poly.h)
@@ -82,7 +82,7 @@ def position(i, j):
 def write_headers(rows, summary, directory=core.COEFF_DIR):
     """The coefficients by value (cr_erf_poly, c_j of interval i at 16 j + i)
     and by row (cr_erf_rows, at (DEG + 1) i + j): the same values in the two
-    layouts vd_lookup16_n reads."""
+    layouts v64_lookup16_n reads."""
     n = DEG + 1
     by_value, value_notes = [0.0] * (N * n), [""] * (N * n)
     by_row, row_notes = [], []

@@ -5,8 +5,8 @@
  * global: the generator loads candidate coefficients without recompiling.
  * Compiled (by core.Harness) with -ffp-contract=off and, per function:
  *   -DCR_H_HEADER='"crlibm/exp/core.h"'  the function header
- *   -DCR_H_REDUCE=cr_exp_reduce   vd reduce(vd x, vd *comp): returns r
- *   -DCR_H_COMP=cr_exp_compensate vd comp(vd p, vd comp): the result double
+ *   -DCR_H_REDUCE=cr_exp_reduce   v64 reduce(v64 x, v64 *comp): returns r
+ *   -DCR_H_COMP=cr_exp_compensate v64 comp(v64 p, v64 comp): the result double
  *   -DCR_H_FAST=cr_exp_fast       the fast path
  *   -DCR_H_REF=exp                a libm double function, relative error
  *   -DCR_H_REF_ERR=0x1p-50        below this bound (conservative)
@@ -18,7 +18,7 @@
 #include "common/cr_defs.h"
 #undef CR_TABLE
 #define CR_TABLE(type, name) type name
-#include "crlibm/vec/scalar.h"
+#include "lanes/scalar.h"
 #include CR_H_HEADER
 #ifdef CR_H_EXTRA /* -DCR_H_EXTRA='"/abs/path.h"': the function's own exports */
 #include CR_H_EXTRA
@@ -35,7 +35,7 @@ void h_compensate(const double *p, const double *comp, double *out, long n) {
 /* The fast path's float result and its special flag. */
 void h_eval(const float *x, float *y, int *special, long n) {
   for (long i = 0; i < n; ++i) {
-    vm s;
+    v64m s;
     y[i] = (float)CR_H_FAST((double)x[i], &s);
     special[i] = s;
   }
@@ -79,7 +79,7 @@ long h_check(uint32_t lo, uint32_t hi, uint32_t stride, uint32_t *bad, long max_
   *n_und = 0;
   for (uint64_t b = lo; b <= hi; b += stride) {
     float x = cr_f32_from_bits((uint32_t)b), want, got;
-    vm s;
+    v64m s;
     got = (float)CR_H_FAST((double)x, &s);
     if (s) continue;
     if (!ref_round(x, &want)) {

@@ -112,7 +112,7 @@ def big_pieces(e):
 def write_big(directory=core.COEFF_DIR):
     with gmpy2.context(precision=PREC):
         rows = [big_pieces(BIG_MIN_EXP + i) for i in range(BIG_ROWS)]
-    # one row of four per exponent: the fast path reads a row as two pairs (vd_gather_pair)
+    # one row of four per exponent: the fast path reads a row as two pairs (v64_gather_pair)
     comments = [f"c{k}, x in [2^{BIG_MIN_EXP + i}, 2^{BIG_MIN_EXP + i + 1})"
                 for i in range(BIG_ROWS) for k in range(4)]
     tables = [core.Table("cr_sincos_big", [v for r in rows for v in r], comments)]
@@ -130,7 +130,7 @@ def write_tables(directory=core.COEFF_DIR):
         fast = sin_table(N_FAST)
     n = N_FAST
     cos = fast[n // 2:] + fast[:n // 2]
-    # interleaved: the fast path reads both values of a row with one load (vd_lookup16_pair)
+    # interleaved: the fast path reads both values of a row with one load (v64_lookup16_pair)
     return core.write_header(
         "sin_cos/table.h",
         f"sin(j*pi/{n}) and cos(j*pi/{n}) interleaved for j = 0..{2 * n - 1}, nearest doubles\n"

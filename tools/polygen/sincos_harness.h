@@ -3,17 +3,17 @@
  * table values A, B and r of each input, and the compensation with them. */
 
 /* harness.c's generic reduce/compensate are unused by the sin/cos driver. */
-CR_FN vd cr_sincos_h_reduce(vd x, vd *comp) {
-  vd a, b;
-  vm nonfinite;
+CR_FN v64 cr_sincos_h_reduce(v64 x, v64 *comp) {
+  v64 a, b;
+  v64m nonfinite;
   *comp = 0.0;
   return cr_sincos_reduce(x, 0.0, &a, &b, &nonfinite);
 }
-CR_FN vd cr_sincos_h_comp(vd p, vd comp) { return p + comp; }
+CR_FN v64 cr_sincos_h_comp(v64 p, v64 comp) { return p + comp; }
 
 /* A, B, r of each x as the fast path with offset off computes them. */
 void h_sincos_terms(const float *x, double off, double *a, double *b, double *r, long n) {
-  vm nonfinite;
+  v64m nonfinite;
   for (long i = 0; i < n; ++i) r[i] = cr_sincos_reduce((double)x[i], off, &a[i], &b[i], &nonfinite);
 }
 

@@ -11,6 +11,6 @@
 #define CR_KERNEL_ATTR(sched) CR_KERNEL_ATTR_##sched /* the registry's avx2 field */
 #define CR_KERNEL_ATTR_default
 #define CR_KERNEL_ATTR_interleave CR_INTERLEAVE
-#include "vec/avx2.h"
+#include "lanes/avx2.h"
 #include "kernels.inc"
 #endif

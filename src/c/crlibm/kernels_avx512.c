@@ -2,6 +2,6 @@
 #if defined(__x86_64__)
 #pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
 #define CR_ISA_SUFFIX avx512
-#include "vec/avx512.h"
+#include "lanes/avx512.h"
 #include "kernels.inc"
 #endif

@@ -1,5 +1,5 @@
 /* Portable path: plain C, fma() from libm. Built for the baseline target, so
  * it runs on any CPU (and is what the CUDA build instantiates). */
 #define CR_ISA_SUFFIX scalar
-#include "vec/scalar.h"
+#include "lanes/scalar.h"
 #include "kernels.inc"

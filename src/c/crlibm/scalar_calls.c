@@ -1,6 +1,6 @@
 /* Benchmark baseline: a scalar correctly rounded libm called once per element.
  *
- * Each function's own code, instantiated on the one-lane layer (vec/scalar.h)
+ * Each function's own code, instantiated on the one-lane layer (lanes/scalar.h)
  * and compiled for AVX2+FMA so that fma and rint are single instructions,
  * behind a non-inlined `float cr_scalar_<f>(float)`; the loop calls it once
  * per element, as a program calling a scalar correctly rounded libm (glibc's
@@ -9,7 +9,7 @@
  * kernels. Built only on x86-64 and called only on CPUs with AVX2 and FMA. */
 #if defined(__x86_64__)
 #pragma GCC target("avx2,fma")
-#include "vec/scalar.h"
+#include "lanes/scalar.h"
 #include "crlibm_core.h"
 #include "../common/fp_env.h"
 #include "cores.h"
@@ -17,7 +17,7 @@
 
 #define CR_DEFINE_SCALAR(fn)                                      \
   __attribute__((noinline)) float cr_scalar_##fn(float x) {       \
-    vm special;                                                   \
+    v64m special;                                                 \
     double y = cr_##fn##_fast((double)x, &special);               \
     return special ? cr_##fn##_special(x) : (float)y;             \
   }

@@ -1,9 +1,9 @@
 /* Maps the generic names used by the kernel bodies onto float lanes.
- * Include after a lanes/ header; undo with type_undef.h. */
+ * Include after a lanes/<isa>.h header; undo with type_undef.h. */
 #define T float
 #define RB_TSFX f32
 #define V v32
-#define W RB_W32
+#define W V32_W
 #define vload v32_load
 #define vstore v32_store
 #define vset1 v32_set1
@@ -18,8 +18,8 @@
 #define vnonzero_or v32_nonzero_or
 #define vpairadd v32_pairadd
 #define vtree_rows v32_tree_rows
-#ifdef RB_V32_TREE_BLOCKS
-#define RB_TREE_BLOCKS RB_V32_TREE_BLOCKS
+#ifdef V32_TREE_BLOCKS
+#define RB_TREE_BLOCKS V32_TREE_BLOCKS
 #define vtree_blocks v32_tree_blocks
 #define vtree_blocks_join v32_tree_blocks_join
 #define vblocks_shift v32_blocks_shift

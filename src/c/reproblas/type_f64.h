@@ -1,9 +1,9 @@
 /* Maps the generic names used by the kernel bodies onto double lanes.
- * Include after a lanes/ header; undo with type_undef.h. */
+ * Include after a lanes/<isa>.h header; undo with type_undef.h. */
 #define T double
 #define RB_TSFX f64
 #define V v64
-#define W RB_W64
+#define W V64_W
 #define vload v64_load
 #define vstore v64_store
 #define vset1 v64_set1

@@ -1,12 +1,12 @@
 /* The arithmetic of the reproblas kernels, for float and double, taken from
- * the CPU's one-lane lane layer (reproblas/lanes/scalar.h): one IEEE
+ * the CPU's one-lane lane layer (lanes/scalar.h): one IEEE
  * operation each. + and * are written as operators (the build forbids
  * contraction: --fmad=false); every fma is an explicit rb_fma. */
 #ifndef RB_CUDA_OPS_CUH
 #define RB_CUDA_OPS_CUH
 
 #include "order/order.h"
-#include "reproblas/lanes/scalar.h"
+#include "lanes/scalar.h"
 #include "reproblas/terms.h"
 
 CR_FN float rb_fma(float a, float b, float c) { return v32_fma(a, b, c); }

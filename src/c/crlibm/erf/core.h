@@ -11,7 +11,7 @@
  * P_i a degree-9 polynomial. The factor m makes interval 0 a fit of erf(a)/a
  * (relative accuracy down to the subnormals; the product has one rounding)
  * and scales the others by 4 (exact). The generator writes the 16 x 10
- * coefficients twice, by value and by row (vd_lookup16_n): AVX-512 reads
+ * coefficients twice, by value and by row (v64_lookup16_n): AVX-512 reads
  * them with ten two-register permutes per vector, AVX2 each lane's row with
  * 16-byte loads of value pairs. Each P_i is an
  * RLIBM fit through this reduction and compensation (tools/polygen/erf.py):
@@ -34,38 +34,38 @@
 #define CR_ERF_TERMS ((int)(sizeof cr_erf_poly / sizeof cr_erf_poly[0]) / 16) /* coefficients per interval */
 
 /* t = a - i/4 for a = min(|x|, CR_ERF_ONE), *row = i (in the low bits), *m. */
-CR_FN vd cr_erf_split(vd x, vl *row, vd *m) {
-  /* vd_min gives NaN lanes CR_ERF_ONE too: i stays in 0..15. */
-  vd a = vd_min(vd_abs(x), vd_set(CR_ERF_ONE));
-  vd kd = vd_floor(vd_mul(a, vd_set(CR_ERF_K)));
-  *row = vd_as_vl(vd_add(kd, vd_set(CR_SHIFTER)));
-  *m = vd_min(a, vd_set(CR_ERF_M));
-  return vd_fma(kd, vd_set(-1.0 / CR_ERF_K), a); /* exact */
+CR_FN v64 cr_erf_split(v64 x, v64i *row, v64 *m) {
+  /* v64_min gives NaN lanes CR_ERF_ONE too: i stays in 0..15. */
+  v64 a = v64_min(v64_abs(x), v64_set1(CR_ERF_ONE));
+  v64 kd = v64_floor(v64_mul(a, v64_set1(CR_ERF_K)));
+  *row = v64_as_v64i(v64_add(kd, v64_set1(CR_SHIFTER)));
+  *m = v64_min(a, v64_set1(CR_ERF_M));
+  return v64_fma(kd, v64_set1(-1.0 / CR_ERF_K), a); /* exact */
 }
 
 /* P_i(t), Horner on the coefficients of each lane's interval. */
-CR_FN vd cr_erf_poly_eval(vd t, vl row) {
-  vd c[CR_ERF_TERMS];
-  vd_lookup16_n(cr_erf_poly, cr_erf_rows, row, CR_ERF_TERMS, c);
-  vd p = c[CR_ERF_TERMS - 1];
+CR_FN v64 cr_erf_poly_eval(v64 t, v64i row) {
+  v64 c[CR_ERF_TERMS];
+  v64_lookup16_n(cr_erf_poly, cr_erf_rows, row, CR_ERF_TERMS, c);
+  v64 p = c[CR_ERF_TERMS - 1];
 #pragma GCC unroll 16
-  for (int j = CR_ERF_TERMS - 2; j >= 0; --j) p = vd_fma(p, t, c[j]);
+  for (int j = CR_ERF_TERMS - 2; j >= 0; --j) p = v64_fma(p, t, c[j]);
   return p;
 }
 
 /* The generator's view (tools/polygen/erf.py): the reduced argument t with
  * *comp = m, and the result m * p from the polynomial's value p. */
-CR_FN vd cr_erf_reduce(vd x, vd *comp) {
-  vl row;
+CR_FN v64 cr_erf_reduce(v64 x, v64 *comp) {
+  v64i row;
   return cr_erf_split(x, &row, comp);
 }
-CR_FN vd cr_erf_compensate(vd p, vd m) { return vd_mul(m, p); }
+CR_FN v64 cr_erf_compensate(v64 p, v64 m) { return v64_mul(m, p); }
 
-CR_FN vd cr_erf_fast(vd x, vm *special) {
-  *special = vd_isnan(x);
-  vl row;
-  vd m;
-  vd t = cr_erf_split(x, &row, &m);
+CR_FN v64 cr_erf_fast(v64 x, v64m *special) {
+  *special = v64_isnan(x);
+  v64i row;
+  v64 m;
+  v64 t = cr_erf_split(x, &row, &m);
   return cr_copysign_pos(cr_erf_compensate(cr_erf_poly_eval(t, row), m), x);
 }
 

@@ -7,7 +7,7 @@
  *     log(x) = s + log1p(r),   s = e*ln2 - log(c_j)  (one fma, rounded).
  * The interval holding 1.0 has c = 1 and -log(c) = 0: near 1 the result is
  * log1p(r) with r = x - 1 exact, so no cancellation. The pairs (c_j, -log(c_j))
- * are read together (vd_lookup16_pair: one 16-byte load per lane on AVX2,
+ * are read together (v64_lookup16_pair: one 16-byte load per lane on AVX2,
  * register permutes on AVX-512), which avoids slow gathers.
  *
  * Fast path: the double y = s + p(r), p(r) = r*(c1 + c2 r + ...) ~ log1p(r),
@@ -58,23 +58,23 @@
 
 /* r (returned) and s = e*ln2 - log(c_j). Any x gives in-range indices, so
  * lanes outside the domain need no masking. */
-CR_FN vd cr_log_reduce(vd x, vd *s) {
-  vl ix = vd_as_vl(x);
-  vl t = vl_sub(ix, vl_set(CR_LOG_OFF_BITS));
-  vl j = vl_shr(t, CR_LOG_INDEX_SHIFT); /* the lookup reads its low 4 bits */
-  vd m = vl_as_vd(vl_sub(ix, vl_and(t, vl_set(CR_LOG_EXP_MASK))));
-  vd e = vd_sub(vl_as_vd(vl_xor(vl_shr(t, 52), vl_set(CR_LOG_EXP_KEY))), vd_set(CR_LOG_EXP_BIAS));
-  vd c, l;
-  vd_lookup16_pair(cr_log_cl, j, &c, &l);
-  *s = vd_fma(e, vd_set(CR_LOG_LN2), l);
-  return vd_fma(m, c, vd_set(-1.0)); /* exact */
+CR_FN v64 cr_log_reduce(v64 x, v64 *s) {
+  v64i ix = v64_as_v64i(x);
+  v64i t = v64i_sub(ix, v64i_set1(CR_LOG_OFF_BITS));
+  v64i j = v64i_shr(t, CR_LOG_INDEX_SHIFT); /* the lookup reads its low 4 bits */
+  v64 m = v64i_as_v64(v64i_sub(ix, v64i_and(t, v64i_set1(CR_LOG_EXP_MASK))));
+  v64 e = v64_sub(v64i_as_v64(v64i_xor(v64i_shr(t, 52), v64i_set1(CR_LOG_EXP_KEY))), v64_set1(CR_LOG_EXP_BIAS));
+  v64 c, l;
+  v64_lookup16_pair(cr_log_cl, j, &c, &l);
+  *s = v64_fma(e, v64_set1(CR_LOG_LN2), l);
+  return v64_fma(m, c, v64_set1(-1.0)); /* exact */
 }
 
 /* p(r) = r * (c1 + c2 r + ... + cn r^(n-1)) ~ log1p(r). */
-CR_FN vd cr_log_poly_eval(vd r) { return vd_mul(r, cr_horner(r, cr_log_poly, CR_LOG_POLY_LEN)); }
+CR_FN v64 cr_log_poly_eval(v64 r) { return v64_mul(r, cr_horner(r, cr_log_poly, CR_LOG_POLY_LEN)); }
 
 /* The output compensation the polynomial was fitted through (one rounding). */
-CR_FN vd cr_log_compensate(vd p, vd s) { return vd_add(s, p); }
+CR_FN v64 cr_log_compensate(v64 p, v64 s) { return v64_add(s, p); }
 
 /* Scalar double-double pieces for the accurate path. */
 CR_FN double cr_log_two_sum(double a, double b, double *err) {
@@ -126,19 +126,19 @@ CR_FN_COLD float cr_log_accurate(double x) {
  * when y is within TEST ulps of a midpoint. (A negative bound: GCC keeps
  * `C > v` as one compare then, while for C > 0 it rewrites it as
  * !(v > C - 1), which costs a second compare on AVX2.) */
-CR_FN vd cr_log_fast_positive(vd x, vm *special) {
-  vd s;
-  vd r = cr_log_reduce(x, &s);
-  vd y = cr_log_compensate(cr_log_poly_eval(r), s);
-  vl near = vl_or(vl_add(vd_as_vl(y), vl_set(CR_LOG_TEST_ULPS - CR_LOG_MID_BITS)),
-                  vl_set(~CR_LOG_LOW_MASK));
-  *special = vl_gt(vl_set(2 * CR_LOG_TEST_ULPS + 1 - (CR_LOG_LOW_MASK + 1)), near);
+CR_FN v64 cr_log_fast_positive(v64 x, v64m *special) {
+  v64 s;
+  v64 r = cr_log_reduce(x, &s);
+  v64 y = cr_log_compensate(cr_log_poly_eval(r), s);
+  v64i near = v64i_or(v64i_add(v64_as_v64i(y), v64i_set1(CR_LOG_TEST_ULPS - CR_LOG_MID_BITS)),
+                  v64i_set1(~CR_LOG_LOW_MASK));
+  *special = v64i_gt(v64i_set1(2 * CR_LOG_TEST_ULPS + 1 - (CR_LOG_LOW_MASK + 1)), near);
   return y;
 }
 
-CR_FN vd cr_log_fast(vd x, vm *special) {
-  vd y = cr_log_fast_positive(x, special);
-  *special = vm_or(cr_vd_not_pos_finite(x), *special);
+CR_FN v64 cr_log_fast(v64 x, v64m *special) {
+  v64 y = cr_log_fast_positive(x, special);
+  *special = v64m_or(cr_vd_not_pos_finite(x), *special);
   return y;
 }
 
@@ -147,8 +147,8 @@ CR_FN vd cr_log_fast(vd x, vm *special) {
  * exactly for b in [1, 0x7F7FFFFF], so the others are below 2^23 + 1. The
  * array kernels screen each block this way and run cr_log_fast_positive on
  * blocks with none. */
-CR_FN vmf cr_log_outside_f32(vf x) {
-  return vi_gt(vi_set(0x800001), vi_add(vf_as_vi(x), vi_set(0x800000)));
+CR_FN v32m cr_log_outside_f32(v32 x) {
+  return v32i_gt(v32i_set1(0x800001), v32i_add(v32_as_v32i(x), v32i_set1(0x800000)));
 }
 
 CR_FN_COLD float cr_log_special(float x) {

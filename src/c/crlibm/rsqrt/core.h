@@ -43,34 +43,34 @@
 #define CR_RSQRT_HALF 0x3F000000       /* bits of 1/2 */
 #define CR_RSQRT_WINDOW 0x1p-40f
 
-CR_FN vf cr_rsqrt_fast_f32(vf x, vmf *special) {
-  vi bx = vf_as_vi(x);
+CR_FN v32 cr_rsqrt_fast_f32(v32 x, v32m *special) {
+  v32i bx = v32_as_v32i(x);
   /* Positive normal x  <=>  bits(x) - MIN_NORMAL < INF - MIN_NORMAL as
    * unsigned integers, which the sign flip turns into one signed compare. */
-  vi key = vi_xor(vi_sub(bx, vi_set(CR_RSQRT_MIN_NORMAL)), vi_set(INT32_MIN));
-  vmf out_of_range = vi_gt(key, vi_set((CR_RSQRT_INF - CR_RSQRT_MIN_NORMAL - 1) ^ INT32_MIN));
-  vi bxs = vi_or(vi_and(bx, vi_set(CR_RSQRT_SCALE_MASK)), vi_set(CR_RSQRT_HALF));
-  vi j_exp = vi_sra(vi_sub(bx, bxs), 1); /* j, in the exponent field */
-  vf xs = vi_as_vf(bxs);
-  vf t = vf_div(vf_sqrt(xs), xs);
-  vf mhx = vf_mul(xs, vf_set(-0.5f)); /* exact */
-  vf h = vf_mul(t, t);
-  vf l = vf_fms(t, t, h); /* t^2 - h, exact */
-  vf half_rho = vf_fma(mhx, l, vf_fma(mhx, h, vf_set(0.5f)));
-  vf d = vf_mul(t, half_rho);
-  vf hi = vf_add(t, vf_add(d, vf_set(CR_RSQRT_WINDOW)));
-  vf lo = vf_add(t, vf_sub(d, vf_set(CR_RSQRT_WINDOW)));
-  *special = vmf_or(out_of_range, vf_ne(hi, lo));
-  return vi_as_vf(vi_sub(vf_as_vi(hi), j_exp));
+  v32i key = v32i_xor(v32i_sub(bx, v32i_set1(CR_RSQRT_MIN_NORMAL)), v32i_set1(INT32_MIN));
+  v32m out_of_range = v32i_gt(key, v32i_set1((CR_RSQRT_INF - CR_RSQRT_MIN_NORMAL - 1) ^ INT32_MIN));
+  v32i bxs = v32i_or(v32i_and(bx, v32i_set1(CR_RSQRT_SCALE_MASK)), v32i_set1(CR_RSQRT_HALF));
+  v32i j_exp = v32i_sra(v32i_sub(bx, bxs), 1); /* j, in the exponent field */
+  v32 xs = v32i_as_v32(bxs);
+  v32 t = v32_div(v32_sqrt(xs), xs);
+  v32 mhx = v32_mul(xs, v32_set1(-0.5f)); /* exact */
+  v32 h = v32_mul(t, t);
+  v32 l = v32_fms(t, t, h); /* t^2 - h, exact */
+  v32 half_rho = v32_fma(mhx, l, v32_fma(mhx, h, v32_set1(0.5f)));
+  v32 d = v32_mul(t, half_rho);
+  v32 hi = v32_add(t, v32_add(d, v32_set1(CR_RSQRT_WINDOW)));
+  v32 lo = v32_add(t, v32_sub(d, v32_set1(CR_RSQRT_WINDOW)));
+  *special = v32m_or(out_of_range, v32_ne(hi, lo));
+  return v32i_as_v32(v32i_sub(v32_as_v32i(hi), j_exp));
 }
 
-#if VFW == 1
+#if V32_W == 1
 /* The one-lane form of the common interface (CUDA kernels, scalar calls). */
-CR_FN vd cr_rsqrt_fast(vd x, vm *special) {
-  vmf s;
-  vf r = cr_rsqrt_fast_f32((vf)x, &s); /* exact: x holds a float */
+CR_FN v64 cr_rsqrt_fast(v64 x, v64m *special) {
+  v32m s;
+  v32 r = cr_rsqrt_fast_f32((v32)x, &s); /* exact: x holds a float */
   *special = s;
-  return (vd)r;
+  return (v64)r;
 }
 #endif
 

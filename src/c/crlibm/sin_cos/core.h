@@ -51,23 +51,23 @@
  * accurate to 2^-76 relative. The product by pi/8 then gives r to about
  * 2^-53 relative, as the Cody-Waite path does. Lanes with
  * smaller x, inf or NaN compute garbage from in-range table rows. */
-CR_FN vd cr_sincos_reduce_big(vd x, vd shift, vd *t) {
-  vl row = vl_and(vl_sub(vl_shr(vd_as_vl(x), 52), vl_set(CR_SINCOS_BIG_EXP)),
-                  vl_set(CR_SINCOS_BIG_ROWS)); /* the sign bit (2^11) drops out */
-  vd c0, c1, c2, c3; /* a row is two pairs: two 16-byte loads per lane on AVX2 */
-  vd_gather_pair(cr_sincos_big, vl_shl(row, 2), &c0, &c1);
-  vd_gather_pair(cr_sincos_big + 2, vl_shl(row, 2), &c2, &c3);
-  vd p0 = vd_mul(x, c0), p1 = vd_mul(x, c1), p2 = vd_mul(x, c2), p3 = vd_mul(x, c3);
-  *t = vd_add(vd_add(p0, p1), shift);
-  vd f1 = vd_add(vd_sub(p0, vd_sub(*t, shift)), p1);
-  vd hi = vd_add(f1, p2); /* two-sum: hi + lo = f1 + p2 exactly, then + p3 */
-  vd bb = vd_sub(hi, f1);
-  vd lo = vd_add(vd_add(vd_sub(f1, vd_sub(hi, bb)), vd_sub(p2, bb)), p3);
+CR_FN v64 cr_sincos_reduce_big(v64 x, v64 shift, v64 *t) {
+  v64i row = v64i_and(v64i_sub(v64i_shr(v64_as_v64i(x), 52), v64i_set1(CR_SINCOS_BIG_EXP)),
+                  v64i_set1(CR_SINCOS_BIG_ROWS)); /* the sign bit (2^11) drops out */
+  v64 c0, c1, c2, c3; /* a row is two pairs: two 16-byte loads per lane on AVX2 */
+  v64_gather_pair(cr_sincos_big, v64i_shl(row, 2), &c0, &c1);
+  v64_gather_pair(cr_sincos_big + 2, v64i_shl(row, 2), &c2, &c3);
+  v64 p0 = v64_mul(x, c0), p1 = v64_mul(x, c1), p2 = v64_mul(x, c2), p3 = v64_mul(x, c3);
+  *t = v64_add(v64_add(p0, p1), shift);
+  v64 f1 = v64_add(v64_sub(p0, v64_sub(*t, shift)), p1);
+  v64 hi = v64_add(f1, p2); /* two-sum: hi + lo = f1 + p2 exactly, then + p3 */
+  v64 bb = v64_sub(hi, f1);
+  v64 lo = v64_add(v64_add(v64_sub(f1, v64_sub(hi, bb)), v64_sub(p2, bb)), p3);
   /* (hi + lo) * pi/8, pi/8 ~ parts [0] + [1] */
-  vd pi_hi = vd_set(cr_sincos_pi8[0]), pi_lo = vd_set(cr_sincos_pi8[1]);
-  vd rh = vd_mul(hi, pi_hi);
-  vd rl = vd_add(vd_fma(hi, pi_hi, vd_neg(rh)), vd_fma(hi, pi_lo, vd_mul(lo, pi_hi)));
-  return vd_add(rh, rl);
+  v64 pi_hi = v64_set1(cr_sincos_pi8[0]), pi_lo = v64_set1(cr_sincos_pi8[1]);
+  v64 rh = v64_mul(hi, pi_hi);
+  v64 rl = v64_add(v64_fma(hi, pi_hi, v64_neg(rh)), v64_fma(hi, pi_lo, v64_mul(lo, pi_hi)));
+  return v64_add(rh, rl);
 }
 
 /* How the reduction treats lanes with |x| >= 2^32, inf and NaN ("big"):
@@ -84,51 +84,51 @@ enum { CR_SINCOS_ANY, CR_SINCOS_NONE, CR_SINCOS_ALL, CR_SINCOS_BIGONLY };
  * x = k*pi/8 + r, j = k + off mod 16, off = 0 (sin) or 4 (cos). Inf and NaN
  * lanes compute garbage (table lookups stay in range whatever the index) and
  * are set in *nonfinite, except in CR_SINCOS_ALL (see cr_sincos_fast). */
-CR_FN vd cr_sincos_reduce_mode(vd x, double off, vd *a, vd *b, vm *nonfinite, int mode) {
+CR_FN v64 cr_sincos_reduce_mode(v64 x, double off, v64 *a, v64 *b, v64m *nonfinite, int mode) {
   /* t = rint(x*8/pi) + shifter + off: for |x*8/pi| < 2^51 its low mantissa
    * bits are k + off mod 2^51, which index the tables. */
-  vd shift = vd_set(CR_SHIFTER + off);
-  vd t, r;
-  *nonfinite = vm_none(); /* no lane is big (NONE, BIGONLY: the caller checked) */
+  v64 shift = v64_set1(CR_SHIFTER + off);
+  v64 t, r;
+  *nonfinite = v64m_none(); /* no lane is big (NONE, BIGONLY: the caller checked) */
   if (mode == CR_SINCOS_BIGONLY) {
     r = cr_sincos_reduce_big(x, shift, &t);
   } else {
-    t = vd_fma(x, vd_set(CR_SINCOS_INV_PI8), shift);
-    vd kd = vd_sub(t, shift);
-    r = vd_fma(kd, vd_set(-cr_sincos_pi8[0]), x);
-    r = vd_fma(kd, vd_set(-cr_sincos_pi8[1]), r);
-    r = vd_fma(kd, vd_set(-cr_sincos_pi8[2]), r);
+    t = v64_fma(x, v64_set1(CR_SINCOS_INV_PI8), shift);
+    v64 kd = v64_sub(t, shift);
+    r = v64_fma(kd, v64_set1(-cr_sincos_pi8[0]), x);
+    r = v64_fma(kd, v64_set1(-cr_sincos_pi8[1]), r);
+    r = v64_fma(kd, v64_set1(-cr_sincos_pi8[2]), r);
   }
   if (mode == CR_SINCOS_ANY || mode == CR_SINCOS_ALL) {
-    vm big = vm_not(vd_lt(vd_abs(x), vd_set(CR_SINCOS_BIG)));
-    if (mode == CR_SINCOS_ALL || vm_bits(big) != 0) {
-      vd tb, rb = cr_sincos_reduce_big(x, shift, &tb);
-      t = vd_select(big, tb, t);
-      r = vd_select(big, rb, r);
-      if (mode == CR_SINCOS_ANY) *nonfinite = vm_not(vd_lt(vd_abs(x), vd_set(INFINITY)));
+    v64m big = v64m_not(v64_lt(v64_abs(x), v64_set1(CR_SINCOS_BIG)));
+    if (mode == CR_SINCOS_ALL || v64m_bits(big) != 0) {
+      v64 tb, rb = cr_sincos_reduce_big(x, shift, &tb);
+      t = v64_select(big, tb, t);
+      r = v64_select(big, rb, r);
+      if (mode == CR_SINCOS_ANY) *nonfinite = v64m_not(v64_lt(v64_abs(x), v64_set1(INFINITY)));
     }
   }
-  vd_lookup16_pair(cr_sincos_fast_sc, vd_as_vl(t), a, b);
+  v64_lookup16_pair(cr_sincos_fast_sc, v64_as_v64i(t), a, b);
   return r;
 }
 
-CR_FN vd cr_sincos_reduce(vd x, double off, vd *a, vd *b, vm *nonfinite) {
+CR_FN v64 cr_sincos_reduce(v64 x, double off, v64 *a, v64 *b, v64m *nonfinite) {
   return cr_sincos_reduce_mode(x, off, a, b, nonfinite, CR_SINCOS_ANY);
 }
 
 /* The polynomial part u*(A*pc(u) + B*r*ps(u)), u = r^2, with pc(u) ~
  * (cos(r)-1)/u and ps(u) ~ (sin(r)/r-1)/u fitted jointly (RLIBM): the
  * result is linear in the coefficients of both. */
-CR_FN vd cr_sincos_poly_part(vd a, vd b, vd r, const double *c) {
-  vd u = vd_mul(r, r);
-  vd pc = cr_horner(u, c, CR_SINCOS_NC);
-  vd ps = cr_horner(u, c + CR_SINCOS_NC, CR_SINCOS_NS);
-  return vd_mul(u, vd_fma(a, pc, vd_mul(vd_mul(b, r), ps)));
+CR_FN v64 cr_sincos_poly_part(v64 a, v64 b, v64 r, const double *c) {
+  v64 u = v64_mul(r, r);
+  v64 pc = cr_horner(u, c, CR_SINCOS_NC);
+  v64 ps = cr_horner(u, c + CR_SINCOS_NC, CR_SINCOS_NS);
+  return v64_mul(u, v64_fma(a, pc, v64_mul(v64_mul(b, r), ps)));
 }
 
 /* The double rounded to float: A + (B*r + poly), increasing in poly. */
-CR_FN vd cr_sincos_compensate(vd poly, vd a, vd b, vd r) {
-  return vd_add(a, vd_fma(b, r, poly));
+CR_FN v64 cr_sincos_compensate(v64 poly, v64 a, v64 b, v64 r) {
+  return v64_add(a, v64_fma(b, r, poly));
 }
 
 /* y ~ sin(x + off*pi/8); only inf and NaN lanes are flagged. Each function
@@ -136,42 +136,42 @@ CR_FN vd cr_sincos_compensate(vd poly, vd a, vd b, vd r) {
  * and CR_SINCOS_BIGONLY they are found from y, one compare instead of two:
  * the big reduction makes r NaN for inf and NaN (x*c0 - (t - shift) is
  * inf - inf or NaN), hence y, while every finite x gives a finite y. */
-CR_FN vd cr_sincos_fast(vd x, double off, vm *special, int mode) {
+CR_FN v64 cr_sincos_fast(v64 x, double off, v64m *special, int mode) {
   const double *c = cr_sincos_poly + (off != 0.0 ? CR_SINCOS_NC + CR_SINCOS_NS : 0);
-  vd a, b, r = cr_sincos_reduce_mode(x, off, &a, &b, special, mode);
-  vd y = cr_sincos_compensate(cr_sincos_poly_part(a, b, r, c), a, b, r);
-  if (mode == CR_SINCOS_ALL || mode == CR_SINCOS_BIGONLY) *special = vd_isnan(y);
+  v64 a, b, r = cr_sincos_reduce_mode(x, off, &a, &b, special, mode);
+  v64 y = cr_sincos_compensate(cr_sincos_poly_part(a, b, r, c), a, b, r);
+  if (mode == CR_SINCOS_ALL || mode == CR_SINCOS_BIGONLY) *special = v64_isnan(y);
   return y;
 }
 
-CR_FN vd cr_sin_fast_mode(vd x, vm *special, int mode) {
-  vd y = cr_sincos_fast(x, 0.0, special, mode);
-  *special = vm_or(*special, vd_eq(x, vd_set(0.0))); /* y = +0 for x = -0 */
+CR_FN v64 cr_sin_fast_mode(v64 x, v64m *special, int mode) {
+  v64 y = cr_sincos_fast(x, 0.0, special, mode);
+  *special = v64m_or(*special, v64_eq(x, v64_set1(0.0))); /* y = +0 for x = -0 */
   return y;
 }
-CR_FN vd cr_cos_fast_mode(vd x, vm *special, int mode) {
+CR_FN v64 cr_cos_fast_mode(v64 x, v64m *special, int mode) {
   return cr_sincos_fast(x, 4.0, special, mode);
 }
 
-CR_FN vd cr_sin_fast(vd x, vm *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_ANY); }
-CR_FN vd cr_cos_fast(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_ANY); }
+CR_FN v64 cr_sin_fast(v64 x, v64m *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_ANY); }
+CR_FN v64 cr_cos_fast(v64 x, v64m *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_ANY); }
 
 /* The branch-free forms for the array kernels (see CR_SINCOS_ANY). */
-CR_FN vd cr_sin_fast_small(vd x, vm *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_NONE); }
-CR_FN vd cr_sin_fast_big(vd x, vm *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_ALL); }
-CR_FN vd cr_cos_fast_small(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_NONE); }
-CR_FN vd cr_cos_fast_big(vd x, vm *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_ALL); }
-CR_FN vd cr_sin_fast_bigonly(vd x, vm *special) {
+CR_FN v64 cr_sin_fast_small(v64 x, v64m *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_NONE); }
+CR_FN v64 cr_sin_fast_big(v64 x, v64m *special) { return cr_sin_fast_mode(x, special, CR_SINCOS_ALL); }
+CR_FN v64 cr_cos_fast_small(v64 x, v64m *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_NONE); }
+CR_FN v64 cr_cos_fast_big(v64 x, v64m *special) { return cr_cos_fast_mode(x, special, CR_SINCOS_ALL); }
+CR_FN v64 cr_sin_fast_bigonly(v64 x, v64m *special) {
   return cr_sin_fast_mode(x, special, CR_SINCOS_BIGONLY);
 }
-CR_FN vd cr_cos_fast_bigonly(vd x, vm *special) {
+CR_FN v64 cr_cos_fast_bigonly(v64 x, v64m *special) {
   return cr_cos_fast_mode(x, special, CR_SINCOS_BIGONLY);
 }
 
 /* The big lanes of float inputs: |x| >= 2^32, inf or NaN, i.e. magnitude
  * bits above those of the float below 2^32 (the array kernels' block screen). */
-CR_FN vmf cr_sincos_big_f32(vf x) {
-  return vi_gt(vi_and(vf_as_vi(x), vi_set(0x7FFFFFFF)), vi_set(0x4F7FFFFF));
+CR_FN v32m cr_sincos_big_f32(v32 x) {
+  return v32i_gt(v32i_and(v32_as_v32i(x), v32i_set1(0x7FFFFFFF)), v32i_set1(0x4F7FFFFF));
 }
 
 /* Only NaN, +-inf and, for sin, +-0 reach these (see cr_sin_fast). */

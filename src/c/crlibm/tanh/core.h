@@ -31,26 +31,26 @@
 #define CR_TANH_TERMS ((int)(sizeof cr_tanh_poly / sizeof cr_tanh_poly[0]))
 
 /* r with 2a = k ln2/16 + r, and *scale = 2^(k/16) (exact). */
-CR_FN vd cr_tanh_reduce(vd a, vd *scale) { return cr_exp_reduce(vd_add(a, a), scale); }
+CR_FN v64 cr_tanh_reduce(v64 a, v64 *scale) { return cr_exp_reduce(v64_add(a, a), scale); }
 
 /* p(r) = r Q(r), Q's coefficients c_1, c_2, ...: no constant term, so p is
  * accurate relative to itself for tiny r. */
-CR_FN vd cr_tanh_poly_eval(vd r) { return vd_mul(r, cr_horner(r, cr_tanh_poly, CR_TANH_TERMS)); }
+CR_FN v64 cr_tanh_poly_eval(v64 r) { return v64_mul(r, cr_horner(r, cr_tanh_poly, CR_TANH_TERMS)); }
 
 /* E/(E + 2) with E = scale*p + (scale - 1) (one rounding each): increasing in
  * p while E > -2, so for every p > -1 at any k (the generator's bracket). */
-CR_FN vd cr_tanh_compensate(vd p, vd scale) {
-  vd e = vd_fma(scale, p, vd_sub(scale, vd_set(1.0)));
-  return vd_div(e, vd_add(e, vd_set(2.0)));
+CR_FN v64 cr_tanh_compensate(v64 p, v64 scale) {
+  v64 e = v64_fma(scale, p, v64_sub(scale, v64_set1(1.0)));
+  return v64_div(e, v64_add(e, v64_set1(2.0)));
 }
 
-CR_FN vd cr_tanh_fast(vd x, vm *special) {
-  *special = vd_isnan(x);
+CR_FN v64 cr_tanh_fast(v64 x, v64m *special) {
+  *special = v64_isnan(x);
   /* NaN fails the compare and is clamped too, keeping the reduction finite. */
-  vd a = vd_abs(x);
-  a = vd_select(vd_lt(a, vd_set(CR_TANH_ONE)), a, vd_set(CR_TANH_ONE));
-  vd scale;
-  vd r = cr_tanh_reduce(a, &scale);
+  v64 a = v64_abs(x);
+  a = v64_select(v64_lt(a, v64_set1(CR_TANH_ONE)), a, v64_set1(CR_TANH_ONE));
+  v64 scale;
+  v64 r = cr_tanh_reduce(a, &scale);
   return cr_copysign_pos(cr_tanh_compensate(cr_tanh_poly_eval(r), scale), x);
 }
 

@@ -18,7 +18,7 @@
 #include "type_undef.h"
 
 const rb_conv_kernels rb_conv_avx512 = {conv_tile_f32, conv_tile_f64, conv_pack_f32,
-                                    conv_pack_f64, conv_store_f32, conv_store_f64, RB_CD_MV * RB_W32, RB_CD_MV * RB_W64,
+                                    conv_pack_f64, conv_store_f32, conv_store_f64, RB_CD_MV * V32_W, RB_CD_MV * V64_W,
                                     RB_CD_NR};
 #endif
 
