@@ -1,4 +1,4 @@
-"""Speed of reproblas gemm / gemv against NumPy (OpenBLAS), measured in one run.
+"""Speed of reproblas gemm / gemv / symm / syrk / syr2k against OpenBLAS, in one run.
 
 For each size n (square n x n matrices), dtype, thread count and routine, the
 reproblas call (each order) and NumPy's counterpart (a @ b, a @ x) are timed
@@ -7,11 +7,14 @@ machine interleaving keeps both sides under the same load. Prints GFLOP/s
 (2 n^3 or 2 n^2 flops) and the ratio reproblas GFLOP/s / OpenBLAS GFLOP/s
 (1.0 = as fast; above 1 faster). gemv multiplies a C-ordered A; gemv_t uses
 trans=True (A.T @ x) and gemv_f a Fortran-ordered A, both of which read op(A)
-down its columns. Threads: REPROBLAS_NUM_THREADS for
+down its columns. symm, syrk and syr2k (upper triangle, no transpose) are
+compared with scipy.linalg.blas's ?symm, ?syrk, ?syr2k on Fortran-ordered
+arrays (no copies on either side), with the flops of the product
+(symm, syr2k: 2 n^3; syrk: n^3). Threads: REPROBLAS_NUM_THREADS for
 reproblas, threadpoolctl for OpenBLAS.
 
     PYTHONPATH=. python tools/bench_reproblas_gemm.py [--sizes 256 512 1024 2048]
-        [--threads 1 2] [--repeat 5] [--routines gemm gemv gemv_t gemv_f]
+        [--threads 1 2] [--repeat 5] [--routines gemm gemv gemv_t gemv_f symm syrk syr2k]
         [--orders sequential pairwise]
         [--json FILE]
 """
@@ -73,11 +76,33 @@ def interleaved_best(fns, repeat, budget, settle=0.0, burst=3, warmup=0.003):
     return best
 
 
+def _symmetric_case(routine, dtype, a, b, orders):
+    """(flops, OpenBLAS call, {order: reproblas call}) of a symmetric routine: both
+    sides write into a preallocated Fortran-ordered c (overwrite_c)."""
+    from scipy.linalg import blas
+    fa, fb = np.asfortranarray(a), np.asfortranarray(b)
+    c = np.zeros(a.shape, dtype, order="F")
+    f = getattr(blas, ("s" if dtype == "float32" else "d") + routine)
+    n = a.shape[0]
+    if routine == "symm":
+        return (2.0 * n ** 3, lambda: f(1.0, fa, fb, 0.0, c, overwrite_c=1),
+                {o: (lambda o=o: rb.symm(1.0, fa, fb, 0.0, c, overwrite_c=True, order=o))
+                 for o in orders})
+    if routine == "syrk":
+        return (1.0 * n ** 3, lambda: f(1.0, fa, 0.0, c, overwrite_c=1),
+                {o: (lambda o=o: rb.syrk(1.0, fa, 0.0, c, overwrite_c=True, order=o))
+                 for o in orders})
+    return (2.0 * n ** 3, lambda: f(1.0, fa, fb, 0.0, c, overwrite_c=1),
+            {o: (lambda o=o: rb.syr2k(1.0, fa, fb, 0.0, c, overwrite_c=True, order=o))
+             for o in orders})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
     add_run_options(ap, repeat=5, budget=20.0, dtypes=["float32", "float64"],
-                    routines=["gemm", "gemv"], routine_choices=["gemm", "gemv", "gemv_t", "gemv_f"])
+                    routines=["gemm", "gemv"], routine_choices=["gemm", "gemv", "gemv_t", "gemv_f", "symm",
+                                                     "syrk", "syr2k"])
     args = ap.parse_args()
     try:
         from threadpoolctl import threadpool_info, threadpool_limits
@@ -104,6 +129,8 @@ def main():
                     flops = 2.0 * n ** 3
                     base = lambda: a @ b
                     ours = {o: (lambda o=o: rb.gemm(1.0, a, b, order=o)) for o in args.orders}
+                elif routine in ("symm", "syrk", "syr2k"):
+                    flops, base, ours = _symmetric_case(routine, dtype, a, b, args.orders)
                 else:
                     flops = 2.0 * n * n
                     trans = routine == "gemv_t"
@@ -117,7 +144,7 @@ def main():
                     limit = threadpool_limits(threads) if threadpool_limits else None
                     try:
                         fns = [base] + list(ours.values())
-                        repeat = args.repeat if routine == "gemm" else args.repeat * 20
+                        repeat = args.repeat * (20 if routine.startswith("gemv") else 1)
                         best = interleaved_best(fns, repeat, args.budget, settle_time(threads))
                     finally:
                         if limit is not None:

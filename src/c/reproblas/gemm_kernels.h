@@ -66,9 +66,10 @@
      * it) and pairwise (the tree over kc = 2^q terms, plus left when not NULL). */  \
     void (*seq[2])(int64_t kc, const T *ap, const T *bp, T *acc, int first);           \
     void (*pw[2])(int64_t kc, const T *ap, const T *bp, const T *left, T *out);        \
-    /* Packs the mb x kb block of op(A) at (i0, k0) as panels of mr rows. */         \
-    void (*pack_a)(const rb_gemm_job_##SFX *jb, int64_t i0, int64_t mb, int64_t k0,    \
-                   int64_t kb, int mr, T *dst);                                        \
+    /* Packs the mb x kb block at (i0, k0) of a[i*a_rs + k*a_cs] as panels of mr   \
+     * rows, column k of a panel at dst + k*ks, panels kb*ks apart. */               \
+    void (*pack_a)(const T *a, int64_t a_rs, int64_t a_cs, int64_t i0, int64_t mb,      \
+                   int64_t k0, int64_t kb, int mr, int64_t ks, T *dst);                \
     /* Scales a block's S tiles (ws; NULL: S = +0) into C: all of the mb x nb block \
      * at (i0, j0), or (elems) its elements [ilo, ihi) x [jlo, jhi). */             \
     void (*write_c)(const rb_gemm_job_##SFX *jb, const T *ws, int64_t i0, int64_t mb,  \
