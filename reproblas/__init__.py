@@ -49,6 +49,8 @@ __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "bes
            "isa_names", "gemm", "gemv", "ger", "matmul", "trsv", "trsm", "conv2d",
            "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
 __all__ += ["get_include", "get_library_dir"]
+__all__ += ["get_blas_library"]
+from ._blaslib import get_blas_library  # noqa: E402  (the drop-in BLAS, docs/blas.md)
 __version__ = "0.1.0"
 
 
