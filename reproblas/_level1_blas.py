@@ -12,7 +12,6 @@ import numpy as np
 
 from . import _backend
 from . import _validate as V
-from ._level1 import dot
 
 
 def _pair(routine, x, y):
@@ -247,24 +246,33 @@ def rotmg(d1, d2, x1, y1):
 
 
 def _widened(routine, x, y, order):
+    """The backend, the order's code and x, y widened to float64 (on x's device)."""
     be, x, y = _pair(routine, x, y)
     if x.dtype != np.float32:
         raise TypeError(f"reproblas.{routine}: x and y must be float32 (the products are "
                         f"formed in float64), got {x.dtype}; for float64 use reproblas.dot")
-    V.order(order, routine)
-    return be, x.astype(np.float64), y.astype(np.float64)
+    code = V.order(order, routine)
+    return be, code, x.astype(np.float64), y.astype(np.float64)
 
 
 def dsdot(x, y, order="sequential"):
     """Dot product of float32 vectors accumulated in float64: float64 ``dot`` of the widened
     vectors, whose products are exact (docs/contract.md §3.5).
 
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        1-D float32 arrays of one length (any strides), or GPU arrays.
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2).
+
     Returns
     -------
     numpy.float64
+        (a 0-d float64 array for GPU arrays, as :func:`reproblas.dot` returns there)
     """
-    _, x64, y64 = _widened("dsdot", x, y, order)
-    return dot(x64, y64, order)
+    be, code, x64, y64 = _widened("dsdot", x, y, order)
+    return be.reduce("dot", code, x64, y64)
 
 
 def sdsdot(x, y, sb=0.0, order="sequential"):
@@ -272,14 +280,23 @@ def sdsdot(x, y, sb=0.0, order="sequential"):
     to float32: the float64 sum of the terms ``sb, x_0*y_0, ...`` in this order
     (docs/contract.md §3.5; the reference BLAS's sdsdot in the sequential order).
 
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        1-D float32 arrays of one length (any strides), or GPU arrays.
+    sb : float or numpy.float32, optional
+        The first term, rounded to float32 as the reference's REAL argument.
+    order : {'sequential', 'pairwise'}, optional
+        Summation order (contract §2).
+
     Returns
     -------
     numpy.float32
+        (a 0-d float32 array for GPU arrays, as :func:`reproblas.dot` returns there)
     """
-    be, x64, y64 = _widened("sdsdot", x, y, order)
-    sb = V.scalar(sb, np.dtype(np.float32), "sdsdot", "sb")
+    be, code, x64, y64 = _widened("sdsdot", x, y, order)
     xp = be.xp
-    head = xp.asarray(sb.astype(np.float64))
-    x64 = xp.concatenate([head, x64])
-    y64 = xp.concatenate([xp.ones(1, np.float64), y64])
-    return np.float32(dot(x64, y64, order))
+    head = xp.asarray(V.scalar(sb, np.dtype(np.float32), "sdsdot", "sb").astype(np.float64))
+    r = be.reduce("dot", code, xp.concatenate([head, x64]),
+                  xp.concatenate([xp.ones(1, np.float64), y64]))
+    return np.float32(r) if be is _backend.CPU else r.astype(np.float32)

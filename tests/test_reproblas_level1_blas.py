@@ -240,3 +240,60 @@ def test_sdsdot_orders_differ_and_validate():
         reproblas.dsdot(np.ones(3, F32), np.ones(3, F32), "kahan")
     with pytest.raises(ValueError):
         reproblas.sdsdot(np.ones(3, F32), np.ones(2, F32))
+
+
+# ---- dsdot/sdsdot against the executable definition, every path and thread count ----
+
+@pytest.fixture(scope="module")
+def ref(tmp_path_factory):
+    import reference_lib
+    d = tmp_path_factory.mktemp("reference")
+    try:
+        reference_lib.build(d)
+    except (FileNotFoundError, RuntimeError) as e:
+        pytest.skip(f"needs a C compiler to build the reference (src/c/order/reference.c): {e}")
+    lib = ctypes.CDLL(str(d / "libreproblas_reference.so"))
+    L, P, I = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
+    lib.rb_ref_dsdot.restype = ctypes.c_double
+    lib.rb_ref_dsdot.argtypes = [I, L, P, L, P, L]
+    lib.rb_ref_sdsdot.restype = ctypes.c_float
+    lib.rb_ref_sdsdot.argtypes = [I, L, ctypes.c_float, P, L, P, L]
+    return lib
+
+
+@pytest.mark.parametrize("order", ["sequential", "pairwise"])
+def test_dsdot_sdsdot_are_the_reference_everywhere(ref, order, monkeypatch):
+    from helpers import SUPPORTED_ISAS
+    code = {"sequential": 0, "pairwise": 1}[order]
+    for n in (0, 1, 5, 1000, 70001):
+        x, y = vectors(n, F32)
+        want_d = F64(ref.rb_ref_dsdot(code, n, x.ctypes.data, 1, y.ctypes.data, 1))
+        want_s = F32(ref.rb_ref_sdsdot(code, n, F32(-2.5), x.ctypes.data, 1, y.ctypes.data, 1))
+        for isa in SUPPORTED_ISAS:
+            for threads in ("1", "2", "3"):
+                monkeypatch.setenv("REPROBLAS_ISA", isa)
+                monkeypatch.setenv("REPROBLAS_NUM_THREADS", threads)
+                monkeypatch.setenv("REPROBLAS_ORDER", order)
+                assert bits(reproblas.dsdot(x, y, order)) == bits(want_d)
+                assert bits(reproblas.sdsdot(x, y, -2.5, order)) == bits(want_s)
+                assert bits(c_dsdot(x, y)) == bits(want_d)
+                assert bits(c_dsdot(x, y, F32(-2.5))) == bits(want_s)
+
+
+def test_dsdot_sdsdot_on_emulated_gpu_arrays(monkeypatch):
+    """GPU arrays run the (emulated) CUDA dot kernel on the widened vectors, same bits."""
+    from cuda_support import EmuDevice, emu_array
+    from repro_runtime import cuda as rt_cuda
+    from reproblas import _cpu
+    x, y = vectors(3001, F32)
+    want = {o: (reproblas.dsdot(x, y, o), reproblas.sdsdot(x, y, 0.75, o))
+            for o in ("sequential", "pairwise")}
+    monkeypatch.setattr(rt_cuda, "_device", [EmuDevice()])
+    monkeypatch.setattr(_cpu.BACKEND, "reduce", None)  # the CPU path must not run
+    for order, (wd, ws) in want.items():
+        got = reproblas.dsdot(emu_array(x), emu_array(y), order)
+        assert got.shape == () and got.dtype == F64
+        assert bits(got) == bits(wd)
+        got = reproblas.sdsdot(emu_array(x), emu_array(y), 0.75, order)
+        assert got.shape == () and got.dtype == F32
+        assert bits(got) == bits(ws)
