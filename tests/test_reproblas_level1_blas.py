@@ -297,3 +297,79 @@ def test_dsdot_sdsdot_on_emulated_gpu_arrays(monkeypatch):
         got = reproblas.sdsdot(emu_array(x), emu_array(y), 0.75, order)
         assert got.shape == () and got.dtype == F32
         assert bits(got) == bits(ws)
+
+
+# ---- the C ABI entries (reproblas.h) ----
+
+CAPI = ctypes.CDLL(str(__import__("pathlib").Path(reproblas.get_library_dir()) / "libreproblas.so"))
+_L, _P = ctypes.c_int64, ctypes.c_void_p
+for _t, _c in (("s", ctypes.c_float), ("d", ctypes.c_double)):
+    getattr(CAPI, f"reproblas_{_t}rot").argtypes = [_L, _P, _L, _P, _L, _c, _c]
+    getattr(CAPI, f"reproblas_{_t}rotm").argtypes = [_L, _P, _L, _P, _L, _P]
+    getattr(CAPI, f"reproblas_{_t}swap").argtypes = [_L, _P, _L, _P, _L]
+    getattr(CAPI, f"reproblas_{_t}copy").argtypes = [_L, _P, _L, _P, _L]
+    getattr(CAPI, f"reproblas_{_t}rotg").argtypes = [_P, _P, _P, _P]
+    getattr(CAPI, f"reproblas_{_t}rotmg").argtypes = [_P, _P, _P, _c, _P]
+CAPI.reproblas_dsdot.argtypes = [_L, _P, _L, _P, _L, _P, ctypes.c_int]
+CAPI.reproblas_sdsdot.argtypes = [_L, ctypes.c_float, _P, _L, _P, _L, _P, ctypes.c_int]
+
+
+@pytest.mark.parametrize("dt", [F32, F64])
+def test_capi_level1_entries(dt):
+    t = "s" if dt == F32 else "d"
+    x, y = vectors(50, dt)
+    xs, ys = x.copy(), y.copy()
+    assert getattr(CAPI, f"reproblas_{t}rot")(25, _p(xs), 2, _p(ys), -2, 0.6, 0.8) == 0
+    # incy = -2 walks y backwards from its far end: element k is y[48 - 2k]
+    yb = y[:49:2][::-1]
+    wx, wy = reproblas.rot(x[::2], yb, dt(0.6), dt(0.8))
+    np.testing.assert_array_equal(bits(xs[::2]), bits(wx))
+    np.testing.assert_array_equal(bits(ys[:49:2][::-1]), bits(wy))
+    param = np.array([-1.0, 0.5, 0.25, -2.0, 1.5], dt)
+    xs, ys = x.copy(), y.copy()
+    assert getattr(CAPI, f"reproblas_{t}rotm")(50, _p(xs), 1, _p(ys), 1, _p(param)) == 0
+    wx, wy = reproblas.rotm(x, y, param)
+    np.testing.assert_array_equal(bits(xs), bits(wx))
+    np.testing.assert_array_equal(bits(ys), bits(wy))
+    xs, ys = x.copy(), y.copy()
+    assert getattr(CAPI, f"reproblas_{t}swap")(50, _p(xs), 1, _p(ys), 1) == 0
+    assert (xs == y).all() and (ys == x).all()
+    z = np.zeros(50, dt)
+    assert getattr(CAPI, f"reproblas_{t}copy")(50, _p(x), 1, _p(z), 1) == 0
+    assert (z == x).all()
+    v = np.array([3.0, -4.0, 0, 0], dt)
+    assert getattr(CAPI, f"reproblas_{t}rotg")(_p(v[0:]), _p(v[1:]), _p(v[2:]), _p(v[3:])) == 0
+    assert (v[2], v[3]) == reproblas.rotg(dt(3.0), dt(-4.0))
+    d = np.array([2.0, 3.0, 0.5], dt)
+    p = np.zeros(5, dt)
+    assert getattr(CAPI, f"reproblas_{t}rotmg")(_p(d[0:]), _p(d[1:]), _p(d[2:]), -4.0, _p(p)) == 0
+    np.testing.assert_array_equal(bits(p), bits(reproblas.rotmg(dt(2.0), dt(3.0), dt(0.5),
+                                                                dt(-4.0))))
+    # LAPACK-style argument positions; nothing written
+    xs = x.copy()
+    assert getattr(CAPI, f"reproblas_{t}rot")(-1, _p(xs), 1, _p(ys), 1, 1.0, 0.0) == -1
+    assert getattr(CAPI, f"reproblas_{t}swap")(5, _p(xs), 0, _p(ys), 1) == -3
+    assert getattr(CAPI, f"reproblas_{t}copy")(5, _p(xs), 1, None, 1) == -4
+    assert getattr(CAPI, f"reproblas_{t}rotm")(5, _p(xs), 1, _p(ys), 1, None) == -6
+    assert getattr(CAPI, f"reproblas_{t}rotg")(_p(v), None, _p(v), _p(v)) == -2
+    assert (xs == x).all()
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_capi_dsdot_sdsdot(order, monkeypatch):
+    x, y = vectors(333, F32)
+    name = ["sequential", "pairwise"][order]
+    r = np.zeros(1, F64)
+    assert CAPI.reproblas_dsdot(333, _p(x), 1, _p(y), 1, _p(r), order) == 0
+    assert bits(r[0]) == bits(reproblas.dsdot(x, y, name))
+    r32 = np.zeros(1, F32)
+    assert CAPI.reproblas_sdsdot(333, 1.5, _p(x), 1, _p(y), 1, _p(r32), order) == 0
+    assert bits(r32[0]) == bits(reproblas.sdsdot(x, y, 1.5, name))
+    assert CAPI.reproblas_sdsdot(333, 1.5, _p(x), 1, _p(y), 1, _p(r32), 7) == -8
+    assert CAPI.reproblas_sdsdot(333, 1.5, _p(x), 0, _p(y), 1, _p(r32), 0) == -4
+    assert CAPI.reproblas_sdsdot(-2, 1.5, _p(x), 1, _p(y), 1, _p(r32), 0) == -1
+    assert CAPI.reproblas_dsdot(333, _p(x), 1, _p(y), 1, None, order) == -6
+    assert CAPI.reproblas_sdsdot(0, 1.5, _p(x), 1, _p(y), 1, _p(r32), 0) == 0 and r32[0] == 1.5
+    monkeypatch.setenv("REPROBLAS_ISA", "bogus")
+    assert CAPI.reproblas_dsdot(333, _p(x), 1, _p(y), 1, _p(r), order) == 1  # ISA_UNKNOWN
+    assert CAPI.reproblas_drot(0, None, 1, None, 1, 1.0, 0.0) == 1

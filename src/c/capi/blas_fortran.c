@@ -1,85 +1,10 @@
 /* libreproblas_blas: the reference BLAS's Fortran 77 interface (sgemm_, ..., 32-bit INTEGER,
- * every argument by reference, CHARACTER lengths passed last and ignored) over the reproblas
- * core. docs/blas.md lists the routines and what each does beyond the reference. */
-#include <math.h>
+ * every argument by reference, CHARACTER lengths passed last and ignored) over the checked
+ * routines of blas_impl.c. docs/blas.md lists the routines and what each does beyond the
+ * reference. */
 #include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
 
 #include "blas_internal.h"
-#include "reproblas.h"
-
-#define RB_CAT_(a, b) a##b
-#define RB_CAT(a, b) RB_CAT_(a, b)
-#define RB_CAT3_(a, b, c) a##b##c
-#define RB_CAT3(a, b, c) RB_CAT3_(a, b, c)
-
-#define P s
-#define T float
-#define PS "S"
-#define RB_FMA_SUFFIX f
-#define RB_SQRT sqrtf
-#define RB_SAFMIN 0x1p-126f
-#define RB_SAFMAX 0x1p127f
-#define RB_GAMSQ 1.67772E7f
-#define RB_RGAMSQ 5.96046E-8f
-#include "blas_typed.inc"
-#undef P
-#undef T
-#undef PS
-#undef RB_FMA_SUFFIX
-#undef RB_SQRT
-#undef RB_SAFMIN
-#undef RB_SAFMAX
-#undef RB_GAMSQ
-#undef RB_RGAMSQ
-
-#define P d
-#define T double
-#define PS "D"
-#define RB_FMA_SUFFIX
-#define RB_SQRT sqrt
-#define RB_SAFMIN 0x1p-1022
-#define RB_SAFMAX 0x1p1023
-#define RB_GAMSQ 16777216.0
-#define RB_RGAMSQ 5.9604645e-8
-#include "blas_typed.inc"
-#undef P
-#undef T
-#undef PS
-
-/* dsdot: the float products, exact in double, summed in double in the chosen order; sdsdot:
- * the same over the n + 1 terms sb, x_0*y_0, ..., rounded once to float (docs/contract.md
- * §3.5). Both are ddot on the values widened to double. */
-static double rb_blas_widened_dot(int n, double first, int with_first, const float *x,
-                                  int incx, const float *y, int incy) {
-  int len = n + with_first;
-  double *buf = malloc(2 * (size_t)len * sizeof(double));
-  if (buf == NULL) rb_blas_check(REPROBLAS_ERR_NO_MEMORY, "DSDOT");
-  double *wx = buf, *wy = buf + len;
-  if (with_first) {
-    wx[0] = first;
-    wy[0] = 1.0;
-  }
-  ptrdiff_t ix = incx < 0 ? (ptrdiff_t)(n - 1) * -incx : 0;
-  ptrdiff_t iy = incy < 0 ? (ptrdiff_t)(n - 1) * -incy : 0;
-  for (int i = 0; i < n; ++i, ix += incx, iy += incy) {
-    wx[with_first + i] = x[ix];
-    wy[with_first + i] = y[iy];
-  }
-  double r;
-  rb_blas_check(reproblas_ddot(len, wx, 1, wy, 1, &r, rb_blas_order()), "DSDOT");
-  free(buf);
-  return r;
-}
-
-double rb_blas_dsdot(int n, const float *x, int incx, const float *y, int incy) {
-  return n <= 0 ? 0.0 : rb_blas_widened_dot(n, 0, 0, x, incx, y, incy);
-}
-
-float rb_blas_sdsdot(int n, float sb, const float *x, int incx, const float *y, int incy) {
-  return n <= 0 ? sb : (float)rb_blas_widened_dot(n, sb, 1, x, incx, y, incy);
-}
 
 /* ---- the Fortran symbols ---- */
 #define RB_FCHECK(name, call)                                                                    \

@@ -5,6 +5,7 @@
 #define RB_BLAS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define RB_BLAS_API __attribute__((visibility("default")))
 
@@ -49,10 +50,10 @@ static inline int rb_lsame(char c, char upper) { return c == upper || c == upper
   int rb_blas_i##P##amax(int n, const T *x, int incx);                                          \
   void rb_blas_##P##axpy(int n, T alpha, const T *x, int incx, T *y, int incy);                 \
   void rb_blas_##P##scal(int n, T alpha, T *x, int incx);                                       \
-  void rb_blas_##P##copy(int n, const T *x, int incx, T *y, int incy);                          \
-  void rb_blas_##P##swap(int n, T *x, int incx, T *y, int incy);                                \
-  void rb_blas_##P##rot(int n, T *x, int incx, T *y, int incy, T c, T s);                       \
-  void rb_blas_##P##rotm(int n, T *x, int incx, T *y, int incy, const T *param);                \
+  void rb_blas_##P##copy(int64_t n, const T *x, int64_t incx, T *y, int64_t incy);              \
+  void rb_blas_##P##swap(int64_t n, T *x, int64_t incx, T *y, int64_t incy);                    \
+  void rb_blas_##P##rot(int64_t n, T *x, int64_t incx, T *y, int64_t incy, T c, T s);           \
+  void rb_blas_##P##rotm(int64_t n, T *x, int64_t incx, T *y, int64_t incy, const T *param);    \
   void rb_blas_##P##rotg(T *a, T *b, T *c, T *s);                                               \
   void rb_blas_##P##rotmg(T *d1, T *d2, T *x1, T y1, T *param);                              \
   T rb_blas_##P##casum(int n, const T *x, int incx);                                            \
@@ -62,5 +63,9 @@ RB_BLAS_DECLARE(s, float)
 RB_BLAS_DECLARE(d, double)
 float rb_blas_sdsdot(int n, float sb, const float *x, int incx, const float *y, int incy);
 double rb_blas_dsdot(int n, const float *x, int incx, const float *y, int incy);
+/* The float64 dot of x, y widened (sdsdot: with the first term sb), in `order` (a
+ * reproblas_order): the C ABI's status; *out the sum. */
+int rb_blas_widened_dot(int64_t n, int with_sb, float sb, const float *x, int64_t incx,
+                        const float *y, int64_t incy, int order, double *out);
 
 #endif /* RB_BLAS_INTERNAL_H */

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "blas_internal.h"
-#include "reproblas.h"
 
 RB_BLAS_API int RowMajorStrg = 0;
 RB_BLAS_API int CBLAS_CallFromC = 0;
@@ -79,20 +78,4 @@ void rb_blas_error(const char *name6, int info, int cblas, int row_major) {
     CBLAS_CallFromC = 0;
     RowMajorStrg = 0;
   }
-}
-
-int rb_blas_order(void) {
-  const char *s = getenv("REPROBLAS_ORDER");
-  if (s == NULL || s[0] == '\0' || strcmp(s, "sequential") == 0) return ReproblasSequential;
-  if (strcmp(s, "pairwise") == 0) return ReproblasPairwise;
-  fprintf(stderr,
-          "libreproblas_blas: REPROBLAS_ORDER='%s' is not a summation order; use sequential "
-          "or pairwise (or leave it unset for sequential)\n", s);
-  exit(EXIT_FAILURE);
-}
-
-void rb_blas_check(int status, const char *routine) {
-  if (status == REPROBLAS_SUCCESS) return;
-  fprintf(stderr, "libreproblas_blas: %s: %s\n", routine, reproblas_error_string(status));
-  exit(EXIT_FAILURE);
 }
