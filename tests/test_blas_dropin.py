@@ -76,7 +76,15 @@ def test_reproblas_order_chooses_the_order(order, monkeypatch):
     assert ddot(x, 1, y, 1) == 2.0  # empty: the default
 
 
-def test_bad_reproblas_order_stops_with_a_message():
+@pytest.mark.parametrize("var, value, message", [
+    ("REPROBLAS_ORDER", "Pairwise", "libreproblas_blas: REPROBLAS_ORDER='Pairwise' is not a "
+     "summation order; use sequential or pairwise (or leave it unset for sequential)"),
+    ("REPROBLAS_NUM_THREADS", "0",
+     "libreproblas_blas: DDOT: REPROBLAS_NUM_THREADS must be a positive integer"),
+    ("REPROBLAS_ISA", "avx9", "libreproblas_blas: DDOT: REPROBLAS_ISA names no CPU path"),
+])
+def test_a_bad_knob_stops_with_a_message(var, value, message):
+    """The BLAS interface has no status to return: the program ends with the message."""
     code = textwrap.dedent(f"""
         import ctypes, numpy as np
         lib = ctypes.CDLL({LIBPATH!r}); lib.ddot_.restype = ctypes.c_double
@@ -85,12 +93,11 @@ def test_bad_reproblas_order_stops_with_a_message():
         lib.ddot_(ctypes.byref(n), p, ctypes.byref(one), p, ctypes.byref(one))
         print("returned")
     """)
-    env = dict(os.environ, REPROBLAS_ORDER="Pairwise")
+    env = dict(os.environ, **{var: value})
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert proc.returncode == 1
     assert "returned" not in proc.stdout
-    assert "REPROBLAS_ORDER='Pairwise' is not a summation order" in proc.stderr
-    assert "sequential or pairwise" in proc.stderr
+    assert message in proc.stderr
 
 
 @pytest.mark.parametrize("order", ["sequential", "pairwise"])
