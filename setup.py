@@ -135,8 +135,18 @@ c_libraries = [
     c_library("crlibm_py.lib.libcrlibm", ["src/c/capi/crlibm_capi.c"] + c_sources(
         "crlibm_py._ufuncs"), ["m"]),
     c_library("reproblas.lib.libreproblas", ["src/c/capi/reproblas_capi.c"] + c_sources(
-        "reproblas._core"), ["m"]),
+        "reproblas._core") + ["src/c/capi/reproblas_level1_blas.c", "src/c/capi/blas_impl.c"],
+        ["m"]),
 ]
+# The drop-in BLAS (docs/blas.md): the reference Fortran and CBLAS symbols over the C ABI;
+# its version script exports those interfaces only.
+BLAS_DROPIN = c_library("reproblas.lib.libreproblas_blas", [
+    f"src/c/capi/{f}.c" for f in ("blas_fortran", "cblas", "xerbla", "blas_impl",
+                                  "reproblas_capi")]
+    + c_sources("reproblas._core"), ["m"])
+BLAS_DROPIN.extra_link_args.append("-Wl,--version-script=src/c/capi/blas.map")
+BLAS_DROPIN.depends.append("src/c/capi/blas.map")
+c_libraries.append(BLAS_DROPIN)
 C_LIBRARY_NAMES = {ext.name.rsplit(".", 1)[1] for ext in c_libraries}  # lib<x>
 
 

@@ -49,6 +49,10 @@ __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "bes
            "isa_names", "gemm", "gemv", "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "conv2d",
            "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
 __all__ += ["get_include", "get_library_dir"]
+__all__ += ["get_blas_library", "rot", "rotm", "rotg", "rotmg", "swap", "copy", "sdsdot",
+            "dsdot"]
+from ._blaslib import get_blas_library  # noqa: E402  (the drop-in BLAS, docs/blas.md)
+from ._level1_blas import copy, dsdot, rot, rotg, rotm, rotmg, sdsdot, swap  # noqa: E402
 __version__ = "0.1.0"
 
 

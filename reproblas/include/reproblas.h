@@ -115,6 +115,40 @@ REPROBLAS_API int reproblas_daxpy(int64_t n, double alpha, const double *x, int6
 REPROBLAS_API int reproblas_sscal(int64_t n, float alpha, float *x, int64_t incx);
 REPROBLAS_API int reproblas_dscal(int64_t n, double alpha, double *x, int64_t incx);
 
+/* The rest of the reference BLAS's level 1 (docs/contract.md §3.5). Each operation is rounded
+ * once, without fma; x and y are updated element by element in index order. No knob changes a
+ * result; a bad one is still reported. */
+/* x_k = c*x_k + s*y_k, y_k = c*y_k - s*x_k (old values). */
+REPROBLAS_API int reproblas_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
+                                 float c, float s);
+REPROBLAS_API int reproblas_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                                 double c, double s);
+/* The modified rotation param = {flag, h11, h21, h12, h22}, as the reference BLAS. */
+REPROBLAS_API int reproblas_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
+                                  const float *param);
+REPROBLAS_API int reproblas_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t incy,
+                                  const double *param);
+/* Givens rotation of (a, b): c, s; a <- r, b <- z (the reference BLAS's). */
+REPROBLAS_API int reproblas_srotg(float *a, float *b, float *c, float *s);
+REPROBLAS_API int reproblas_drotg(double *a, double *b, double *c, double *s);
+/* Modified Givens rotation: param (5 elements); d1, d2, x1 updated (the reference's). */
+REPROBLAS_API int reproblas_srotmg(float *d1, float *d2, float *x1, float y1, float *param);
+REPROBLAS_API int reproblas_drotmg(double *d1, double *d2, double *x1, double y1, double *param);
+/* Exchange x and y; copy x into y. */
+REPROBLAS_API int reproblas_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy);
+REPROBLAS_API int reproblas_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy);
+REPROBLAS_API int reproblas_scopy(int64_t n, const float *x, int64_t incx, float *y,
+                                  int64_t incy);
+REPROBLAS_API int reproblas_dcopy(int64_t n, const double *x, int64_t incx, double *y,
+                                  int64_t incy);
+/* *result = the ordered float64 sum of the exact products x_k*y_k (float32 x, y). */
+REPROBLAS_API int reproblas_dsdot(int64_t n, const float *x, int64_t incx, const float *y,
+                                  int64_t incy, double *result, reproblas_order order);
+/* *result = the float64 sum of sb, x_0*y_0, ..., in this order, rounded once to float. */
+REPROBLAS_API int reproblas_sdsdot(int64_t n, float sb, const float *x, int64_t incx,
+                                   const float *y, int64_t incy, float *result,
+                                   reproblas_order order);
+
 /* ---- level 2 ---- */
 
 /* y = alpha*S (beta == 0: y is not read) or fma(beta, y, alpha*S), S_i the ordered

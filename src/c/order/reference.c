@@ -72,6 +72,36 @@ static void *rb_ref_alloc(int64_t count, size_t size) {
 #define RB_REF_MAX_EXP 1023
 #include "reference.c" /* this file, for one element type */
 
+/* dsdot and sdsdot (docs/contract.md §3.5): float64 dot of the vectors widened to float64 (the
+ * products are exact), sdsdot's with sb as its first term and rounded once to float. */
+static double rb_ref_widened_dot(int order, int64_t n, int with_sb, float sb, const float *x,
+                                 int64_t incx, const float *y, int64_t incy) {
+  int64_t len = n + with_sb;
+  double *a = rb_ref_alloc(len, sizeof(double)), *b = rb_ref_alloc(len, sizeof(double));
+  if (with_sb) {
+    a[0] = sb;
+    b[0] = 1.0;
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    a[with_sb + k] = x[k * incx];
+    b[with_sb + k] = y[k * incy];
+  }
+  double s = rb_ref_dot_f64(order, len, a, 1, b, 1);
+  free(a);
+  free(b);
+  return s;
+}
+
+double rb_ref_dsdot(int order, int64_t n, const float *x, int64_t incx, const float *y,
+                    int64_t incy) {
+  return rb_ref_widened_dot(order, n, 0, 0.0f, x, incx, y, incy);
+}
+
+float rb_ref_sdsdot(int order, int64_t n, float sb, const float *x, int64_t incx,
+                    const float *y, int64_t incy) {
+  return (float)rb_ref_widened_dot(order, n, 1, sb, x, incx, y, incy);
+}
+
 #else /* one element type: T, with functions named NAME(x) -> x_SFX */
 
 #define T RB_REF_T

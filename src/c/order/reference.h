@@ -52,4 +52,10 @@
 RB_REF_DECLARE(float, f32)
 RB_REF_DECLARE(double, f64)
 
+/* float32 vectors, float64 sums (docs/contract.md §3.5). */
+double rb_ref_dsdot(int order, int64_t n, const float *x, int64_t incx, const float *y,
+                    int64_t incy);
+float rb_ref_sdsdot(int order, int64_t n, float sb, const float *x, int64_t incx,
+                    const float *y, int64_t incy);
+
 #endif /* RB_REFERENCE_H */

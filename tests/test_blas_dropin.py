@@ -1,0 +1,280 @@
+"""libreproblas_blas.so, the drop-in BLAS (docs/blas.md): its exports, its results against the
+Python API bit for bit, the reference argument checks and error handlers, REPROBLAS_ORDER, and
+netlib's own test programs on every CPU path, 1-3 threads and both orders."""
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import reproblas
+from helpers import SUPPORTED_ISAS
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import netlib_testers  # noqa: E402
+
+LIBPATH = reproblas.get_blas_library()
+LIB = ctypes.CDLL(LIBPATH)
+CC = shutil.which(os.environ.get("CC", "cc"))
+NM = shutil.which("nm")
+ROW, COL, NOTRANS, TRANS = 101, 102, 111, 112
+
+
+def _p(a):
+    return a.ctypes.data_as(ctypes.c_void_p)
+
+
+def _i(v):
+    return ctypes.byref(ctypes.c_int(v))
+
+
+def _d(v):
+    return ctypes.byref(ctypes.c_double(v))
+
+
+def _f(v):
+    return ctypes.byref(ctypes.c_float(v))
+
+
+def ddot(x, incx, y, incy, n=None):
+    LIB.ddot_.restype = ctypes.c_double
+    return LIB.ddot_(_i(len(x) if n is None else n), _p(x), _i(incx), _p(y), _i(incy))
+
+
+def test_library_is_in_the_package():
+    assert os.path.isfile(LIBPATH)
+    assert Path(LIBPATH).parent == Path(reproblas.get_library_dir())
+
+
+@pytest.mark.skipif(NM is None, reason="no nm on PATH")
+def test_exports_the_blas_interfaces_only():
+    out = subprocess.run([NM, "-D", "--defined-only", LIBPATH], capture_output=True, text=True,
+                         check=True).stdout
+    names = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    level1 = ["dot", "asum", "nrm2", "axpy", "scal", "copy", "swap", "rot", "rotm", "rotg",
+              "rotmg"]
+    expected = {f"{p}{r}" for p in "sd" for r in level1 + ["gemm", "gemv", "ger", "trsv", "trsm"]}
+    expected |= {"isamax", "idamax", "sdsdot", "dsdot", "scasum", "scnrm2", "dzasum", "dznrm2"}
+    want = {e + "_" for e in expected} | {"cblas_" + e for e in expected}
+    want |= {"xerbla_", "cblas_xerbla", "RowMajorStrg", "CBLAS_CallFromC"}
+    assert names == want
+
+
+@pytest.mark.parametrize("order", ["sequential", "pairwise"])
+def test_reproblas_order_chooses_the_order(order, monkeypatch):
+    x = np.array([1.0, 1e16, -1e16, 1.0, 1.0])
+    y = np.ones(5)
+    monkeypatch.setenv("REPROBLAS_ORDER", order)
+    assert ddot(x, 1, y, 1) == {"sequential": 2.0, "pairwise": 1.0}[order]
+    monkeypatch.setenv("REPROBLAS_ORDER", "")
+    assert ddot(x, 1, y, 1) == 2.0  # empty: the default
+
+
+@pytest.mark.parametrize("var, value, message", [
+    ("REPROBLAS_ORDER", "Pairwise", "libreproblas_blas: REPROBLAS_ORDER='Pairwise' is not a "
+     "summation order; use sequential or pairwise (or leave it unset for sequential)"),
+    ("REPROBLAS_NUM_THREADS", "0",
+     "libreproblas_blas: DDOT: REPROBLAS_NUM_THREADS must be a positive integer"),
+    ("REPROBLAS_ISA", "avx9", "libreproblas_blas: DDOT: REPROBLAS_ISA names no CPU path"),
+])
+def test_a_bad_knob_stops_with_a_message(var, value, message):
+    """The BLAS interface has no status to return: the program ends with the message."""
+    code = textwrap.dedent(f"""
+        import ctypes, numpy as np
+        lib = ctypes.CDLL({LIBPATH!r}); lib.ddot_.restype = ctypes.c_double
+        x = np.ones(3); n = ctypes.c_int(3); one = ctypes.c_int(1)
+        p = x.ctypes.data_as(ctypes.c_void_p)
+        lib.ddot_(ctypes.byref(n), p, ctypes.byref(one), p, ctypes.byref(one))
+        print("returned")
+    """)
+    env = dict(os.environ, **{var: value})
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "returned" not in proc.stdout
+    assert message in proc.stderr
+
+
+@pytest.mark.parametrize("order", ["sequential", "pairwise"])
+@pytest.mark.parametrize("isa", SUPPORTED_ISAS)
+def test_gemm_gemv_trsm_bits_are_the_python_apis(order, isa, monkeypatch):
+    monkeypatch.setenv("REPROBLAS_ORDER", order)
+    monkeypatch.setenv("REPROBLAS_ISA", isa)
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "3")
+    rng = np.random.default_rng(5)
+    m, n, k = 37, 29, 41
+    a, b, c = rng.standard_normal((m, k)), rng.standard_normal((k, n)), rng.standard_normal((m, n))
+    want = reproblas.gemm(0.7, a, b, 1.3, c, order=order)
+    cf = np.asfortranarray(c)
+    af, bf = np.asfortranarray(a), np.asfortranarray(b)
+    LIB.dgemm_(b"N", b"N", _i(m), _i(n), _i(k), _d(0.7), _p(af), _i(m), _p(bf), _i(k), _d(1.3),
+               _p(cf), _i(m), 1, 1)
+    np.testing.assert_array_equal(cf, want)
+    cr = np.ascontiguousarray(c)  # CBLAS, row-major
+    LIB.cblas_dgemm(ROW, NOTRANS, NOTRANS, m, n, k, ctypes.c_double(0.7), _p(a), k, _p(b), n,
+                    ctypes.c_double(1.3), _p(cr), n)
+    np.testing.assert_array_equal(cr, want)
+    # float32 gemv with a transpose, through CBLAS column-major and negative increments
+    a32 = rng.standard_normal((m, n)).astype(np.float32)
+    x32, y32 = rng.standard_normal(m).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    want = reproblas.gemv(np.float32(1.5), a32, x32[::-1], np.float32(-0.5), y32[::-1],
+                          trans=True, order=order)
+    af = np.asfortranarray(a32)
+    y = y32.copy()
+    LIB.cblas_sgemv(COL, TRANS, m, n, ctypes.c_float(1.5), _p(af), m, _p(x32), -1,
+                    ctypes.c_float(-0.5), _p(y), -1)
+    np.testing.assert_array_equal(y[::-1], want)
+    # trsm, left, lower, unit diagonal
+    t = np.tril(rng.standard_normal((m, m))) + 4 * np.eye(m)
+    bb = rng.standard_normal((m, n))
+    want = reproblas.trsm(2.0, t, bb, lower=True, order=order)
+    tf, bf = np.asfortranarray(t), np.asfortranarray(bb)
+    LIB.dtrsm_(b"L", b"L", b"N", b"N", _i(m), _i(n), _d(2.0), _p(tf), _i(m), _p(bf), _i(m),
+               1, 1, 1, 1)
+    np.testing.assert_array_equal(bf, want)
+
+
+def test_level1_vectors_are_the_references():
+    x = np.arange(1.0, 8.0)
+    y = np.linspace(-1, 2, 7)
+    assert ddot(x, -1, y, 1) == reproblas.dot(x[::-1], y)
+    assert ddot(x, 2, y, 1, n=4) == reproblas.dot(x[::2], y[:4])
+    assert ddot(x, 0, y, 1) == reproblas.dot(np.full(7, x[0]), y)  # inc 0: one element, n times
+    assert ddot(x, 1, y, 1, n=0) == 0.0
+    LIB.dasum_.restype = ctypes.c_double
+    assert LIB.dasum_(_i(7), _p(x), _i(-1)) == 0.0  # the reference returns 0 for incx <= 0
+    z = np.zeros(3)
+    LIB.dcopy_(_i(3), _p(x), _i(0), _p(z), _i(1))
+    np.testing.assert_array_equal(z, [1.0, 1.0, 1.0])
+    yy = y.copy()
+    LIB.daxpy_(_i(7), _d(0.0), _p(np.full(7, np.inf)), _i(1), _p(yy), _i(1))
+    np.testing.assert_array_equal(yy, y)  # the reference's quick return for alpha = 0
+    LIB.daxpy_(_i(7), _d(2.0), _p(x), _i(1), _p(yy), _i(1))
+    np.testing.assert_array_equal(yy, reproblas.axpy(2.0, x, y.copy()))
+
+
+def test_iamax_follows_the_reference_nan_rule():
+    LIB.cblas_idamax.restype = ctypes.c_size_t
+    for v, want in (([1.0, np.nan, 5.0, -5.0], 3), ([np.nan, 5.0], 1), ([2.0, -3.0, 3.0], 2)):
+        x = np.array(v)
+        assert LIB.idamax_(_i(len(x)), _p(x), _i(1)) == want
+        assert LIB.cblas_idamax(len(x), _p(x), 1) == want - 1
+    x = np.ones(3)
+    assert LIB.idamax_(_i(0), _p(x), _i(1)) == 0 and LIB.idamax_(_i(3), _p(x), _i(0)) == 0
+
+
+def test_quick_returns_do_not_read():
+    nan = np.full((3, 3), np.nan, order="F")
+    c = np.full((3, 3), 5.0, order="F")
+    LIB.dgemm_(b"N", b"N", _i(3), _i(3), _i(3), _d(0.0), _p(nan), _i(3), _p(nan), _i(3), _d(0.5),
+               _p(c), _i(3), 1, 1)
+    np.testing.assert_array_equal(c, 2.5)  # alpha = 0: C = beta*C, A and B unread
+    y = np.arange(3.0)
+    LIB.dgemv_(b"N", _i(3), _i(0), _d(1.0), _p(nan), _i(3), _p(nan), _i(1), _d(0.0), _p(y),
+               _i(1), 1)
+    np.testing.assert_array_equal(y, [0.0, 1.0, 2.0])  # n = 0: y unchanged, even with beta = 0
+
+
+def test_xerbla_reports_routine_and_position(capfd):
+    a = np.zeros((2, 2), order="F")
+    LIB.sgemm_(b"N", b"X", _i(2), _i(2), _i(2), _f(1.0), _p(a), _i(2), _p(a), _i(2), _f(0.0),
+               _p(a), _i(2), 1, 1)
+    LIB.dgemv_(b"N", _i(2), _i(2), _d(1.0), _p(a), _i(1), _p(a), _i(1), _d(0.0), _p(a), _i(1), 1)
+    LIB.dtrsv_(b"U", b"N", b"N", _i(2), _p(a), _i(2), _p(a), _i(0), 1, 1, 1)
+    err = capfd.readouterr().err.splitlines()
+    assert err == [" ** On entry to SGEMM  parameter number  2 had an illegal value",
+                   " ** On entry to DGEMV  parameter number  6 had an illegal value",
+                   " ** On entry to DTRSV  parameter number  8 had an illegal value"]
+    np.testing.assert_array_equal(a, 0.0)  # nothing was computed
+
+
+def test_cblas_errors_use_cblas_positions(capfd):
+    a = np.zeros(16)
+    LIB.cblas_dgemm(0, NOTRANS, NOTRANS, 2, 2, 2, ctypes.c_double(1.0), _p(a), 2, _p(a), 2,
+                    ctypes.c_double(0.0), _p(a), 2)
+    # row-major A is m x k: lda = 2 < k = 3 is CBLAS argument 9
+    LIB.cblas_dgemm(ROW, NOTRANS, NOTRANS, 2, 2, 3, ctypes.c_double(1.0), _p(a), 2, _p(a), 2,
+                    ctypes.c_double(0.0), _p(a), 2)
+    LIB.cblas_dgemv(COL, 999, 2, 2, ctypes.c_double(1.0), _p(a), 2, _p(a), 1,
+                    ctypes.c_double(0.0), _p(a), 1)
+    LIB.cblas_dger(ROW, 2, 3, ctypes.c_double(1.0), _p(a), 0, _p(a), 1, _p(a), 3)
+    err = capfd.readouterr().err
+    assert "Parameter 1 to routine cblas_dgemm was incorrect" in err
+    assert "Parameter 9 to routine cblas_dgemm was incorrect" in err
+    assert "Parameter 2 to routine cblas_dgemv was incorrect" in err
+    assert "Parameter 6 to routine cblas_dger was incorrect" in err  # incX
+    np.testing.assert_array_equal(a, 0.0)
+    assert ctypes.c_int.in_dll(LIB, "RowMajorStrg").value == 0  # reset after the report
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler (cc or $CC) to build the program")
+def test_a_programs_xerbla_replaces_the_librarys(tmp_path):
+    src = tmp_path / "main.c"
+    src.write_text(textwrap.dedent("""
+        #include <stdio.h>
+        #include <string.h>
+        void dgemv_(const char *, const int *, const int *, const double *, const double *,
+                    const int *, const double *, const int *, const double *, double *,
+                    const int *, size_t);
+        void xerbla_(const char *name, const int *info, size_t len) {
+          printf("mine %.*s %d\\n", (int)len, name, *info);
+        }
+        int main(void) {
+          double a[4] = {0}, one = 1.0;
+          int two = 2, inc = 1, zero = 0;
+          dgemv_("N", &two, &two, &one, a, &two, a, &zero, &one, a, &inc, 1);
+          return 0;
+        }
+    """))
+    libdir = os.path.dirname(LIBPATH)
+    exe = tmp_path / "main"
+    subprocess.run([CC, str(src), "-o", str(exe), f"-L{libdir}", "-l:libreproblas_blas.so",
+                    f"-Wl,-rpath,{libdir}"], check=True)
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
+    assert proc.stdout == "mine DGEMV  8\n"
+    assert "On entry" not in proc.stderr
+
+
+needs_testers = pytest.mark.skipif(
+    not netlib_testers.installed(),
+    reason=f"netlib's BLAS test programs are not installed in {netlib_testers.TESTER_DIR} "
+           f"(Debian: apt-get install libblas-test)")
+
+
+@needs_testers
+@pytest.mark.parametrize("program", netlib_testers.PROGRAMS)
+def test_netlib_tester_passes_on_every_path(program):
+    if netlib_testers.input_file(program) is not None and CC is None:
+        pytest.skip("no C compiler to build the traps for the routines the library lacks")
+    failed = []
+    for isa in SUPPORTED_ISAS:
+        for threads in (1, 2, 3):
+            for order in ("sequential", "pairwise"):
+                env = {"REPROBLAS_ISA": isa, "REPROBLAS_NUM_THREADS": str(threads),
+                       "REPROBLAS_ORDER": order}
+                ok, report, _ = netlib_testers.run(program, LIBPATH, env)
+                if not ok:
+                    failed.append((isa, threads, order, report[-3000:]))
+    assert not failed, failed[0]
+
+
+@needs_testers
+def test_netlib_runner_sees_a_failure(tmp_path):
+    """The runner's verdict can fail: a library whose dasum_ is wrong fails xblat1d."""
+    if CC is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "bad.c"
+    src.write_text("double dasum_(const int *n, const double *x, const int *inc) { return 1.0; }\n")
+    bad = tmp_path / "libbad.so"
+    libdir = os.path.dirname(LIBPATH)
+    subprocess.run([CC, "-shared", "-fPIC", str(src), "-o", str(bad), "-Wl,--no-as-needed",
+                    f"-L{libdir}", "-l:libreproblas_blas.so", f"-Wl,-rpath,{libdir}"], check=True)
+    ok, report, _ = netlib_testers.run("xblat1d", str(bad), {})
+    assert not ok and "FAIL" in report
+    ok, _, missing = netlib_testers.run("xblat3d", LIBPATH, {})
+    assert ok and "DGEMM" not in missing and "DTRSM" not in missing
