@@ -77,17 +77,8 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     if ka != kb:
         raise ValueError(f"reproblas.gemm: op(a) is {m}x{ka} but op(b) is {kb}x{n}: the inner "
                          f"dimensions differ (check trans_a/trans_b)")
-    reads_c = V.reads_old(bt)
-    if c is None:
-        if reads_c:
-            raise ValueError("reproblas.gemm: beta != 0 needs c")
-    else:
-        if c.shape != (m, n):
-            raise ValueError(f"reproblas.gemm: c has shape {c.shape}, expected {(m, n)}")
-        if overwrite_c:
-            V.writeable(c, "c", "gemm", True)
+    reads_c = _check_c(be, "gemm", c, bt, (m, n), overwrite_c, out, a.dtype)
     if out is not None:
-        V.output(out, (m, n), a.dtype, "gemm", be.xp)
         if c is None and be is _backend.CPU:  # straight into out (overlaps as overwrite_c)
             be.gemm(code, al, a, trans_a, b, trans_b, bt, out, (m, n), True, False)
             return caller_out
@@ -198,19 +189,11 @@ def _rank_update(routine, alpha, a, b, beta, c, trans, lower, overwrite_c, order
     al = V.scalar(alpha, a.dtype, routine)
     bt = V.scalar(beta, a.dtype, routine, "beta")
     n = a.shape[1] if trans else a.shape[0]
-    reads_c = V.reads_old(bt)
+    reads_c = _check_c(be, routine, c, bt, (n, n), overwrite_c, out, a.dtype)
     if c is None:
-        if reads_c:
-            raise ValueError(f"reproblas.{routine}: beta != 0 needs c")
         work = be.xp.zeros((n, n), a.dtype)
-    else:
-        if c.shape != (n, n):
-            raise ValueError(f"reproblas.{routine}: c has shape {c.shape}, expected {(n, n)}")
-        if overwrite_c:
-            V.writeable(c, "c", routine, True)
-        work = c if overwrite_c else be.xp.array(c, copy=True)  # the other triangle is c's
-    if out is not None:
-        V.output(out, (n, n), a.dtype, routine, be.xp)
+    else:  # the other triangle is c's
+        work = c if overwrite_c else be.xp.array(c, copy=True)
     uplo = V.LOWER if lower else V.UPPER
     if b is None:
         res = be.gemm(code, al, a, trans, a, not trans, bt, work, (n, n), True, reads_c, uplo)
@@ -274,17 +257,7 @@ def symm(alpha, a, b, beta=0.0, c=None, side=0, lower=False, overwrite_c=False,
     if a.shape != (need, need):
         raise ValueError(f"reproblas.symm: a has shape {a.shape}; with b {b.shape} and side="
                          f"{int(right)} it must be {(need, need)}")
-    reads_c = V.reads_old(bt)
-    if c is None:
-        if reads_c:
-            raise ValueError("reproblas.symm: beta != 0 needs c")
-    else:
-        if c.shape != (m, n):
-            raise ValueError(f"reproblas.symm: c has shape {c.shape}, expected {(m, n)}")
-        if overwrite_c:
-            V.writeable(c, "c", "symm", True)
-    if out is not None:
-        V.output(out, (m, n), a.dtype, "symm", be.xp)
+    reads_c = _check_c(be, "symm", c, bt, (m, n), overwrite_c, out, a.dtype)
     tri = V.LOWER if lower else V.UPPER
     if right:
         res = be.gemm(code, al, b, False, a, False, bt, c, (m, n), overwrite_c, reads_c, b_sym=tri)
@@ -472,6 +445,23 @@ def matmul(a, b, order="sequential", *, out=None):
     if out is not None:
         return V.deliver(out, caller_out, res, "matmul", be.xp)
     return res[()] if be.scalars and res.ndim == 0 else res
+
+
+def _check_c(be, routine, c, beta, shape, overwrite_c, out, dtype):
+    """Whether the result reads c's old values (beta != 0); checks c (given when read,
+    of the result's shape, writeable when overwritten) and out."""
+    reads_c = V.reads_old(beta)
+    if c is None:
+        if reads_c:
+            raise ValueError(f"reproblas.{routine}: beta != 0 needs c")
+    else:
+        if c.shape != shape:
+            raise ValueError(f"reproblas.{routine}: c has shape {c.shape}, expected {shape}")
+        if overwrite_c:
+            V.writeable(c, "c", routine, True)
+    if out is not None:
+        V.output(out, shape, dtype, routine, be.xp)
+    return reads_c
 
 
 def _exclusive_out(be, out, overwrite, name, routine):
