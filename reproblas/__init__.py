@@ -42,11 +42,11 @@ from ._core import best_isa, isa_names
 from ._conv import conv2d, conv2d_grad_bias, conv2d_grad_input, conv2d_grad_weight
 from ._level1 import asum, axpy, dot, iamax, nrm2, scal, sum
 from ._level23 import gemm, gemv, ger, matmul, symm, syr2k, syrk
-from ._solve import trsm, trsv
+from ._solve import trmm, trsm, trsv
 from ._validate import ORDERS
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names", "gemm", "gemv", "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "conv2d",
+           "isa_names", "gemm", "gemv", "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "trmm", "conv2d",
            "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
 __all__ += ["get_include", "get_library_dir"]
 __all__ += ["get_blas_library", "rot", "rotm", "rotg", "rotmg", "swap", "copy", "sdsdot",

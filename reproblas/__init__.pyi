@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 __version__: Final[str]
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names", "gemm", "gemv", "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "conv2d",
+           "isa_names", "gemm", "gemv", "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "trmm", "conv2d",
            "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias", "get_include",
            "get_library_dir", "get_blas_library", "rot", "rotm", "rotg", "rotmg", "swap", "copy",
            "sdsdot", "dsdot"]
@@ -198,6 +198,16 @@ def trsm(alpha: _Scalar, a: NDArray[_F], b: NDArray[_F], side: str | int = "left
          out: NDArray[_F] | None = None) -> NDArray[_F]: ...
 @overload
 def trsm(alpha: _Scalar, a: _CudaArrayInterface, b: _CudaArrayInterface,
+         side: str | int = "left", lower: _Flag = False, trans_a: _Flag = False,
+         unit_diagonal: _Flag = False, *, order: str = "sequential",
+         overwrite_b: _Flag = False, out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def trmm(alpha: _Scalar, a: NDArray[_F], b: NDArray[_F], side: str | int = "left",
+         lower: _Flag = False, trans_a: _Flag = False, unit_diagonal: _Flag = False, *,
+         order: str = "sequential", overwrite_b: _Flag = False,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def trmm(alpha: _Scalar, a: _CudaArrayInterface, b: _CudaArrayInterface,
          side: str | int = "left", lower: _Flag = False, trans_a: _Flag = False,
          unit_diagonal: _Flag = False, *, order: str = "sequential",
          overwrite_b: _Flag = False, out: _CudaArrayInterface | None = None) -> Any: ...

@@ -489,6 +489,7 @@ cdef extern from "level3.h":
         int64_t a2_rs, a2_cs
         const void *b2
         int64_t b2_rs, b2_cs
+        int c_chain
     int rb_gemm_ex(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n,
                    int64_t k, const void *alpha, const rb_operands *op, const void *beta, void *c,
                    int64_t c_rs, int64_t c_cs) nogil
@@ -541,6 +542,7 @@ def gemm_ex(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not No
     op.b, op.b_rs, op.b_cs, op.b_sym = cnp.PyArray_DATA(b), b_rs, b_cs, b_sym
     op.a2, op.a2_rs, op.a2_cs = (NULL if a2 is None else cnp.PyArray_DATA(a2)), a2_rs, a2_cs
     op.b2, op.b2_rs, op.b2_cs = (NULL if b2 is None else cnp.PyArray_DATA(b2)), b2_rs, b2_cs
+    op.c_chain = 0
     cdef const void *pal = cnp.PyArray_DATA(alpha)
     cdef const void *pbe = cnp.PyArray_DATA(beta)
     cdef void *pc = cnp.PyArray_DATA(c)
@@ -751,13 +753,18 @@ cdef extern from "level3.h":
     int rb_trsm(int dtype, int order, const rb_context *cfg, int right, int lower, int trans, int unit,
                 int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs,
                 int64_t a_cs, void *b, int64_t b_rs, int64_t b_cs) nogil
+    int rb_trmm(int dtype, int order, const rb_context *cfg, int right, int lower, int trans, int unit,
+                int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs,
+                int64_t a_cs, void *b, int64_t b_rs, int64_t b_cs) nogil
 
 
 def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray alpha,
          cnp.ndarray a not None, int64_t a_rs, int64_t a_cs, cnp.ndarray b not None,
-         int64_t m, int64_t n, int64_t b_rs, int64_t b_cs, int isa, int threads):
+         int64_t m, int64_t n, int64_t b_rs, int64_t b_cs, int isa, int threads,
+         bint multiply=False):
     """b (m x n, element strides) <- X with op(a) X = alpha b (left) or X op(a) = alpha b
-    (right); alpha: a 1-element array of b's dtype, or None (no scaling: trsv)."""
+    (right); alpha: a 1-element array of b's dtype, or None (no scaling: trsv).
+    multiply: b <- alpha op(a) b or alpha b op(a) instead (trmm; alpha given)."""
     cdef rb_context buf
     cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef int dtype = _dtype_code(b)
@@ -768,13 +775,18 @@ def trsm(int order, bint right, bint lower, bint trans, bint unit, cnp.ndarray a
     cdef rb_stop_ctx stop
     _stop_begin(&stop)
     with nogil:
-        rc = rb_trsm(dtype, order, cfg, right, lower, trans, unit, m, n, pal, pa, a_rs, a_cs,
-                     pb, b_rs, b_cs)
+        if multiply:
+            rc = rb_trmm(dtype, order, cfg, right, lower, trans, unit, m, n, pal, pa, a_rs,
+                         a_cs, pb, b_rs, b_cs)
+        else:
+            rc = rb_trsm(dtype, order, cfg, right, lower, trans, unit, m, n, pal, pa, a_rs,
+                         a_cs, pb, b_rs, b_cs)
     _stop_end(&stop)
+    name = "trmm" if multiply else "trsm"
     if rc == -2:
-        raise MemoryError("reproblas.trsm: out of memory for the solve panels")
+        raise MemoryError(f"reproblas.{name}: out of memory for its work buffers")
     if rc != 0:
-        raise RuntimeError(f"reproblas core rejected trsm (isa={isa}, order={order})")
+        raise RuntimeError(f"reproblas core rejected {name} (isa={isa}, order={order})")
 
 
 cdef extern from "level3.h":

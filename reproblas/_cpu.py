@@ -289,8 +289,9 @@ class CpuBackend:
     # ---- solves ----
 
     @staticmethod
-    def trsm(order, right, lower, trans, unit, alpha, a, b, overwrite):
-        """X (b's shape): b itself when overwrite, else a new array."""
+    def trsm(order, right, lower, trans, unit, alpha, a, b, overwrite, multiply=False):
+        """X (b's shape): b itself when overwrite, else a new array. multiply: the
+        product alpha op(a) b / alpha b op(a) instead (trmm)."""
         out = _output(b, overwrite, True)
         (a,) = _unshared(out, a)
         work2 = out[:, None] if out.ndim == 1 else out
@@ -298,7 +299,7 @@ class CpuBackend:
         a, (a_rs, a_cs) = elements(a)
         m, n = work.shape
         _core.trsm(order, right, lower, trans, unit, alpha, a, a_rs, a_cs, work, m, n,
-                   b_rs, b_cs, isa(), threads())
+                   b_rs, b_cs, isa(), threads(), multiply)
         if work is not work2:
             work2[...] = work
         return _finish(out, b, overwrite)

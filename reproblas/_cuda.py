@@ -402,8 +402,11 @@ class CudaBackend:
 
     # ---- solves ----
 
-    def trsm(self, order, right, lower, trans, unit, alpha, a, b, overwrite):
-        """trsv (b 1-D, alpha None) and trsm: b itself when overwrite, else a new array."""
+    def trsm(self, order, right, lower, trans, unit, alpha, a, b, overwrite, multiply=False):
+        """trsv (b 1-D, alpha None) and trsm: b itself when overwrite, else a new array;
+        multiply: trmm."""
+        if multiply:
+            return self._trmm(order, right, lower, trans, unit, alpha, a, b, overwrite)
         xp = self.xp
         b2 = b[:, None] if b.ndim == 1 else b
         with on_device(a):
@@ -416,6 +419,31 @@ class CudaBackend:
                 b2[...] = result
                 return b
             return xp.ascontiguousarray(result).reshape(b.shape)
+
+    def _trmm(self, order, right, lower, trans, unit, alpha, a, b, overwrite):
+        """Row by row: row i of alpha op(a) b is the gemm of op(a)'s row segment in its
+        triangle (1 on the diagonal when unit) with the matching rows of b, so each
+        element has the CPU's terms in the CPU's order (src/c/reproblas/frame/trmm.c);
+        the right side is the transposed problem."""
+        xp, name = self.xp, _ORDER_NAMES[order]
+        with on_device(a):
+            mat = a.T if trans != right else a  # M = op(a), or op(a).T on the right
+            low = lower != (trans != right)
+            bb = xp.array(b.T if right else b, order="C", copy=True)
+            m, n = bb.shape
+            res = xp.empty((m, n), b.dtype)
+            for i in range(m):
+                lo, hi = (0, i + 1) if low else (i, m)
+                seg = xp.array(mat[i, lo:hi], copy=True)
+                if unit:
+                    seg[i - lo] = 1
+                gemm(self.dev, name, 1, seg[None, :], False, bb[lo:hi], False, 0, res[i:i + 1])
+            res *= b.dtype.type(alpha[0])
+            result = res.T if right else res
+            if overwrite:
+                b[...] = result
+                return b
+            return xp.ascontiguousarray(result)
 
     # ---- convolutions ----
 

@@ -1,4 +1,4 @@
-"""Public triangular solves: trsv, trsm (contract §3).
+"""Public triangular routines: the solves trsv, trsm and the product trmm (contract §3).
 
 Argument names and defaults follow scipy.linalg.blas ``?trsv`` / ``?trsm``
 (``lower``, ``trans``/``trans_a``, ``side``), with ``unit_diagonal`` spelled out
@@ -12,7 +12,7 @@ from . import _validate as V
 
 
 def _flags(routine, lower, trans, unit_diagonal, overwrite_b):
-    """The bool options of trsv/trsm."""
+    """The bool options of trsv/trsm/trmm."""
     names = ("lower", "trans" if routine == "trsv" else "trans_a", "unit_diagonal", "overwrite_b")
     return [V.flag(v, name, routine)
             for v, name in zip((lower, trans, unit_diagonal, overwrite_b), names)]
@@ -130,3 +130,47 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     out = _out(be, out, overwrite_b, b, "trsm")
     x = be.trsm(code, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b)
     return caller_b if overwrite_b else V.deliver(out, caller_out, x, "trsm", be.xp)
+
+
+def trmm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=False, *,
+         order="sequential", overwrite_b=False, out=None):
+    """Triangular matrix product ``alpha * op(a) @ b`` (side 'left') or
+    ``alpha * b @ op(a)`` ('right') in a fixed order.
+
+    Each element is ``alpha * S`` (one rounding), S the sum of the products with the
+    entries of op(a) inside its triangle, in the order `order`: the entries outside
+    are absent terms, not zeros, and with unit_diagonal the diagonal term is b's own
+    element (contract §3.1).
+
+    Parameters
+    ----------
+    alpha : float or numpy scalar
+        Scale of the product.
+    a : numpy.ndarray
+        Square triangular 2-D array (m x m for 'left', n x n for 'right'); only its
+        triangle is read (and its diagonal unless unit_diagonal).
+    b : numpy.ndarray
+        2-D (m, n) array of a's dtype, any layout.
+    side, lower, trans_a, unit_diagonal, order, overwrite_b, out
+        As in :func:`trsm`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The product: a new C-ordered array, or b when overwrite_b is true.
+    """
+    lower, trans_a, unit_diagonal, overwrite_b = _flags("trmm", lower, trans_a, unit_diagonal,
+                                                        overwrite_b)
+    caller_b, caller_out = b, out
+    be = _backend.select(a, b, out)
+    right = V.side(side)
+    a, b = V.operands(be, "trmm", ("a", "b"), (a, b), (2, 2))
+    al = V.scalar(alpha, a.dtype, "trmm")
+    size = b.shape[1] if right else b.shape[0]
+    V.square(a, "trmm", size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
+    if overwrite_b:
+        V.writeable(b, "b", "trmm", True)
+    code = V.order(order, "trmm")
+    out = _out(be, out, overwrite_b, b, "trmm")
+    x = be.trsm(code, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b, multiply=True)
+    return caller_b if overwrite_b else V.deliver(out, caller_out, x, "trmm", be.xp)

@@ -53,6 +53,7 @@ _SIGNATURES = {  # name: (restype or None, argument kinds); "T" the element type
     "gemm": (None, [_I, _I, _I, _L, _L, _L, "T", _P, _L, _L, _P, _L, _L, "T", _P, _L, _L]),
     "trsv": (None, [_I, _I, _I, _I, _L, _P, _L, _L, _P, _L]),
     "trsm": (None, [_I, _I, _I, _I, _I, _L, _L, "T", _P, _L, _L, _P, _L, _L]),
+    "trmm": (None, [_I, _I, _I, _I, _I, _L, _L, "T", _P, _L, _L, _P, _L, _L]),
     "conv2d": (None, [_I, _P, _P, _P, _P, _P, _P, _L, _P, _P]),
     "conv2d_grad_input": (None, [_I, _P, _P, _P, _P, _P, _P, _P]),
     "conv2d_grad_weight": (None, [_I, _P, _P, _P, _P, _P, _P, _P]),
@@ -175,6 +176,15 @@ class Reference:
         out = b.copy()
         (pa, (a0, a1)), (pb, (b0, b1)) = _ptr(a), _ptr(out)
         self._f("trsm", a.dtype)(ORDERS[order], int(side == "right"), int(lower), int(trans_a),
+                                 int(unit_diagonal), b.shape[0], b.shape[1], alpha, pa, a0, a1,
+                                 pb, b0, b1)
+        return out
+
+    def trmm(self, alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=False,
+             order="sequential"):
+        out = b.copy()
+        (pa, (a0, a1)), (pb, (b0, b1)) = _ptr(a), _ptr(out)
+        self._f("trmm", a.dtype)(ORDERS[order], int(side == "right"), int(lower), int(trans_a),
                                  int(unit_diagonal), b.shape[0], b.shape[1], alpha, pa, a0, a1,
                                  pb, b0, b1)
         return out

@@ -250,6 +250,21 @@ REPROBLAS_API int reproblas_dtrsm(reproblas_layout layout, reproblas_side side,
                                   const double *a, int64_t lda, double *b, int64_t ldb,
                                   reproblas_order order);
 
+/* B = alpha * op(A) B (side Left) or alpha * B op(A) (Right) in place, A
+ * triangular (only its uplo triangle read; unit: diagonal taken as 1): each
+ * element alpha * S, S the ordered sum over the entries in the triangle (the
+ * others are absent terms, contract §3.1). A must not overlap B. */
+REPROBLAS_API int reproblas_strmm(reproblas_layout layout, reproblas_side side,
+                                  reproblas_uplo uplo, reproblas_transpose trans_a,
+                                  reproblas_diag diag, int64_t m, int64_t n, float alpha,
+                                  const float *a, int64_t lda, float *b, int64_t ldb,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dtrmm(reproblas_layout layout, reproblas_side side,
+                                  reproblas_uplo uplo, reproblas_transpose trans_a,
+                                  reproblas_diag diag, int64_t m, int64_t n, double alpha,
+                                  const double *a, int64_t lda, double *b, int64_t ldb,
+                                  reproblas_order order);
+
 /* ---- convolution (PyTorch's conv2d conventions, contract §3) ---- */
 
 /* The sizes of one convolution on contiguous NCHW arrays: x[n][c][h][w],

@@ -459,15 +459,15 @@ static int rb_valid_diag(int v) { return v == ReproblasNonUnit || v == Reproblas
  * (b, ldb: the m x n right-hand sides) share the core's rb_trsm. */
 static int rb_capi_solve(int dtype, int right, int layout, int uplo, int trans, int diag,
                          int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
-                         void *b, int64_t b_rs, int64_t b_cs, int order) {
+                         void *b, int64_t b_rs, int64_t b_cs, int order, int multiply) {
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
   int64_t a_rs, a_cs;
   rb_strides(layout, ReproblasNoTrans, lda, &a_rs, &a_cs);
-  return rb_capi_status(rb_trsm(dtype, rb_core_order(order), &cfg, right, uplo == ReproblasLower,
-                                rb_transposed(trans), diag == ReproblasUnit, m, n, alpha, a,
-                                a_rs, a_cs, b, b_rs, b_cs));
+  return rb_capi_status((multiply ? rb_trmm : rb_trsm)(
+      dtype, rb_core_order(order), &cfg, right, uplo == ReproblasLower, rb_transposed(trans),
+      diag == ReproblasUnit, m, n, alpha, a, a_rs, a_cs, b, b_rs, b_cs));
 }
 
 static int rb_capi_trsv(int dtype, int layout, int uplo, int trans, int diag, int64_t n,
@@ -487,7 +487,7 @@ static int rb_capi_trsv(int dtype, int layout, int uplo, int trans, int diag, in
   void *work = rb_gather(x, n, incx, size, 0, &own);
   if (work == NULL && n > 0) return REPROBLAS_ERR_NO_MEMORY;
   int rc = rb_capi_solve(dtype, 0, layout, uplo, trans, diag, n, 1, NULL, a, lda, work, 1, 1,
-                         order);
+                         order, 0);
   if (own) {
     if (rc == REPROBLAS_SUCCESS) rb_scatter(x, n, incx, size, work);
     free(work);
@@ -495,9 +495,10 @@ static int rb_capi_trsv(int dtype, int layout, int uplo, int trans, int diag, in
   return rc;
 }
 
+/* trsm, and trmm (multiply): the same arguments and checks. */
 static int rb_capi_trsm(int dtype, int layout, int side, int uplo, int trans, int diag,
                         int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
-                        void *b, int64_t ldb, int order) {
+                        void *b, int64_t ldb, int order, int multiply) {
   if (!rb_valid_layout(layout)) return -1;
   if (side != ReproblasLeft && side != ReproblasRight) return -2;
   if (!rb_valid_uplo(uplo)) return -3;
@@ -517,7 +518,7 @@ static int rb_capi_trsm(int dtype, int layout, int side, int uplo, int trans, in
   int64_t b_rs, b_cs;
   rb_strides(layout, ReproblasNoTrans, ldb, &b_rs, &b_cs);
   return rb_capi_solve(dtype, side == ReproblasRight, layout, uplo, trans, diag, m, n, alpha, a,
-                       lda, b, b_rs, b_cs, order);
+                       lda, b, b_rs, b_cs, order, multiply);
 }
 
 /* ---- convolution ---- */

@@ -346,6 +346,37 @@ void NAME(rb_ref_trsm)(int order, int right, int lower, int trans, int unit, int
   rb_ref_leave(env);
 }
 
+/* b (m x n) becomes α ⊗ S: left, S_ij over k of op(a)_ik b_kj, right, over k of
+ * b_ik op(a)_kj, with only the k whose op(a) entry is in its triangle (the others
+ * are absent), ascending; unit: the diagonal entry is 1, not read. */
+void NAME(rb_ref_trmm)(int order, int right, int lower, int trans, int unit, int64_t m,
+                       int64_t n, T alpha, const T *a, int64_t sa0, int64_t sa1, T *b,
+                       int64_t sb0, int64_t sb1) {
+  rb_ref_env env = rb_ref_enter();
+  const int64_t na = right ? n : m;
+  if (trans) { int64_t t = sa0; sa0 = sa1; sa1 = t; lower = !lower; } /* op(a) = a^T */
+  T *out = rb_ref_alloc(m * n, sizeof(T));
+  T *ta = rb_ref_alloc(na, sizeof(T)), *tb = rb_ref_alloc(na, sizeof(T));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t cnt = 0;
+      for (int64_t k = 0; k < na; ++k) {
+        const int64_t r = right ? k : i, c = right ? j : k; /* the entry (r, c) of op(a) */
+        if (lower ? c > r : c < r) continue; /* absent */
+        const T e = unit && r == c ? (T)1 : a[r * sa0 + c * sa1];
+        ta[cnt] = right ? b[i * sb0 + k * sb1] : e;
+        tb[cnt++] = right ? e : b[k * sb0 + j * sb1];
+      }
+      out[i * n + j] = alpha * NAME(ref_sum_products)(order, cnt, ta, tb);
+    }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) b[i * sb0 + j * sb1] = out[i * n + j];
+  free(out);
+  free(ta);
+  free(tb);
+  rb_ref_leave(env);
+}
+
 /* ---- convolution (docs/contract.md §3: padding terms are absent) --------- */
 
 #define GEO_UNPACK(geo)                                                                         \

@@ -34,6 +34,9 @@
   void rb_ref_trsm_##SFX(int order, int right, int lower, int trans, int unit, int64_t m,      \
                          int64_t n, T alpha, const T *a, int64_t sa0, int64_t sa1, T *b,       \
                          int64_t sb0, int64_t sb1);                                            \
+  void rb_ref_trmm_##SFX(int order, int right, int lower, int trans, int unit, int64_t m,      \
+                         int64_t n, T alpha, const T *a, int64_t sa0, int64_t sa1, T *b,       \
+                         int64_t sb0, int64_t sb1);                                            \
   void rb_ref_conv2d_##SFX(int order, const int64_t *geo, const T *x, const int64_t *xs,       \
                            const T *w, const int64_t *ws, const T *bias, int64_t sbias, T *y,  \
                            const int64_t *ys);                                                 \

@@ -44,6 +44,7 @@
     int64_t a2_rs, a2_cs;                                                              \
     const T *b2;                                                                       \
     int64_t b2_rs, b2_cs;                                                              \
+    int c_chain; /* sequential: C holds the chains to continue; S written unscaled */  \
     int64_t mc, nc, kc; /* cache blocks (rounded to the tile by the frame) */          \
     /* sequential: elements of S a thread keeps (rows x nc, rows a multiple of mc);    \
      * 0: mc rows. More rows: op(B) is packed once for more of them. */                \

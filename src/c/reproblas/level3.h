@@ -29,7 +29,9 @@ int rb_gemm(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, in
  * and only that triangle of it is read; a2, b2 (NULL: none): a second pair,
  * whose product follows the first one's at each index, so that the k terms
  * of rb_gemm_ex are op(A)_i0 op(B)_0j, op(A2)_i0 op(B2)_0j, op(A)_i1 ... (k
- * even: twice the shared dimension). */
+ * even: twice the shared dimension). c_chain (sequential order only): C holds
+ * each element's fma chain so far, which the product continues instead of
+ * starting one, and C receives the chain unscaled (alpha and beta unused). */
 typedef struct {
   const void *a;
   int64_t a_rs, a_cs;
@@ -41,6 +43,7 @@ typedef struct {
   int64_t a2_rs, a2_cs;
   const void *b2;
   int64_t b2_rs, b2_cs;
+  int c_chain;
 } rb_operands;
 
 /* rb_gemm on structured operands: C = alpha*S or fma(beta, C, alpha*S) on
@@ -69,6 +72,14 @@ int rb_ger(int dtype, const rb_context *cfg, int64_t m, int64_t n, const void *a
  * taken as 1 and not read), m x m or n x n. alpha NULL: B as it is (trsv is
  * the left case with n = 1). Terms and order as contract §3 trsv/trsm. */
 int rb_trsm(int dtype, int order, const rb_context *cfg, int right, int lower, int trans, int unit,
+            int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
+            void *b, int64_t b_rs, int64_t b_cs);
+
+/* B = alpha * op(A) B (right == 0) or alpha * B op(A) in place, A triangular
+ * (lower or upper; unit: its diagonal is taken as 1 and not read), m x m or
+ * n x n: each element alpha * S, S the ordered sum of the products with the
+ * entries of op(A) in its triangle (contract §3.1: the others are absent). */
+int rb_trmm(int dtype, int order, const rb_context *cfg, int right, int lower, int trans, int unit,
             int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
             void *b, int64_t b_rs, int64_t b_cs);
 

@@ -186,7 +186,8 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
                              .order = order, .uplo = uplo, .a_sym = op.a_sym,                 \
                              .b_sym = op.b_sym, .a2 = op.a2, .a2_rs = op.a2_rs,               \
                              .a2_cs = op.a2_cs, .b2 = op.b2, .b2_rs = op.b2_rs,               \
-                             .b2_cs = op.b2_cs, .ws = cx->ws, .kt = kt};                      \
+                             .b2_cs = op.b2_cs, .c_chain = op.c_chain, .ws = cx->ws,          \
+                             .kt = kt};                                                       \
     rb_l3_blocks(cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
     int o = order == RB_PAIRWISE;                                                             \
     s.block = rb_gemm_block_##SFX;                                                            \
@@ -212,17 +213,24 @@ static int gemm_run(int dtype, int order, const rb_context *cfg, int uplo, int n
                     const int64_t *shape, const int64_t *a_bs, const int64_t *b_bs,
                     const int64_t *c_bs, int64_t m, int64_t n, int64_t k, const void *alpha,
                     rb_operands op, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
-  const int structured = op.a_sym || op.b_sym || op.a2 || op.b2;
+  const int structured = op.a_sym || op.b_sym || op.a2 || op.b2 || op.c_chain;
   if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0 ||
       k < 0 || nd < 0 || uplo < RB_FULL || uplo > RB_UPPER || op.a_sym < 0 || op.a_sym > RB_UPPER ||
-      op.b_sym < 0 || op.b_sym > RB_UPPER || (!op.a2 != !op.b2) || (op.a2 && k % 2))
+      op.b_sym < 0 || op.b_sym > RB_UPPER || (!op.a2 != !op.b2) || (op.a2 && k % 2) ||
+      (op.c_chain && order != RB_SEQUENTIAL))
     return -1;
   int64_t batch = 1;
   for (int d = 0; d < nd; ++d) {
     if (shape[d] < 0) return -1;
     batch *= shape[d];
   }
-  if (m == 0 || n == 0 || batch == 0) return 0;
+  if (m == 0 || n == 0 || batch == 0 || (op.c_chain && k == 0)) return 0;
+  if (op.c_chain) { /* C = 1 * S = S exactly */
+    static const float one32 = 1, zero32 = 0;
+    static const double one64 = 1, zero64 = 0;
+    alpha = dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
+    beta = dtype == RB_F32 ? (const void *)&zero32 : (const void *)&zero64;
+  }
   if (m == 1 && n > 1 && !structured) {
     /* A row times a matrix: compute C^T = op(B)^T op(A)^T, one column, with
      * the gemv tiles. Each element has the same terms in the same order

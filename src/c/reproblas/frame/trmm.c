@@ -1,0 +1,222 @@
+/* trmm: B = alpha * op(A) B or alpha * B op(A), in place, A triangular
+ * (docs/contract.md §3.1). Every case is mapped onto the left side with a
+ * lower or upper M = op(A) (the right side is the transposed problem: the
+ * same products), and computed by blocks of RB_TRMM_ROWS rows of the result
+ * from gemm calls on the gemm frame, rank-1 updates (ger) and element-wise
+ * joins; each element's terms are the products M_ik B_kj with M_ik in the
+ * triangle (the others are absent, not zero), k ascending, the diagonal term
+ * B_kj itself when unit.
+ *
+ * Lower M (row i: k = 0..i), by blocks of the rows i with i + 1 in
+ * [r0, r0 + R), r0 a multiple of R (a power of two), so that row i's term
+ * count is r0 + d, d < R, with no carry between the two:
+ *  - sequential: the chains over k < r0 are one gemm, then k = r0..i are
+ *    rank-1 updates continuing them, k ascending;
+ *  - pairwise: the blocks of r0's binary expansion are aligned perfect
+ *    subtrees shared by the block's rows (one pairwise gemm each), the
+ *    last d terms a pairwise gemm per row, and all blocks are joined right
+ *    to left (order/order.h), as for any other sum of r0 + d terms.
+ * Upper M (row i: k = i..m-1), by blocks of rows top-down:
+ *  - sequential: the chains start with the block's diagonal band (rank-1
+ *    updates, k ascending), then one gemm continues them over k past the
+ *    block (rb_operands.c_chain);
+ *  - pairwise: row i's n - i terms start at k = i, so no two rows share an
+ *    aligned block: one pairwise gemm per row.
+ * The block order (bottom-up for lower M, top-down for upper) keeps the rows
+ * of B a block still reads unwritten. Threads work inside each gemm / ger. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/fp_env.h"
+#include "gemm_kernels.h"
+#include "level3.h"
+#include "order/order.h"
+
+/* Rows per block: a power of two (the pairwise blocks above). */
+enum { RB_TRMM_ROWS = 128 };
+
+typedef struct {
+  int dtype, order, lower, unit;
+  const rb_context *cx;
+  int64_t m, n;
+  const char *a; /* M_ik = a[i*a_rs + k*a_cs] (elements) */
+  int64_t a_rs, a_cs;
+  char *b; /* B_kj = b[k*b_rs + j*b_cs] */
+  int64_t b_rs, b_cs;
+  size_t size;
+  char *blk, *acc, *x, *y; /* R x n, R x n, m, n elements */
+} trmm_job;
+
+#define RB_TRMM_TYPED(T, SFX)                                                                   \
+  /* x[0..len) = M[i0 + t*di, k0 + t*dk] for t < len, 1 on the diagonal when unit. */          \
+  static void gather_m_##SFX(const trmm_job *t, int64_t i0, int64_t k0, int64_t di, int64_t dk, \
+                             int64_t len) {                                                     \
+    const T *a = (const T *)t->a;                                                               \
+    T *x = (T *)t->x;                                                                           \
+    for (int64_t s = 0; s < len; ++s) {                                                         \
+      const int64_t i = i0 + s * di, k = k0 + s * dk;                                           \
+      x[s] = t->unit && i == k ? (T)1 : a[i * t->a_rs + k * t->a_cs];                          \
+    }                                                                                           \
+  }                                                                                             \
+  /* Row k of B, contiguous (y, or B itself). */                                                \
+  static const T *row_b_##SFX(const trmm_job *t, int64_t k) {                                   \
+    const T *b = (const T *)t->b + k * t->b_rs;                                                 \
+    if (t->b_cs == 1) return b;                                                                 \
+    T *y = (T *)t->y;                                                                           \
+    for (int64_t j = 0; j < t->n; ++j) y[j] = b[j * t->b_cs];                                   \
+    return y;                                                                                   \
+  }                                                                                             \
+  static void fill_##SFX(void *dst, int64_t count, T v) {                                       \
+    for (int64_t e = 0; e < count; ++e) ((T *)dst)[e] = v;                                      \
+  }                                                                                             \
+  /* dst = a + dst, element by element (a block joined on the left). */                        \
+  static void join_##SFX(void *dst, const void *a, int64_t count) {                             \
+    for (int64_t e = 0; e < count; ++e) ((T *)dst)[e] = ((const T *)a)[e] + ((T *)dst)[e];      \
+  }                                                                                             \
+  /* Rows [i0, i1) of B = alpha * the block's sums (blk, row-major). */                       \
+  static void store_##SFX(const trmm_job *t, const void *alpha, int64_t i0, int64_t i1) {       \
+    const T al = *(const T *)alpha, *s = (const T *)t->blk;                                     \
+    for (int64_t i = i0; i < i1; ++i)                                                           \
+      for (int64_t j = 0; j < t->n; ++j)                                                        \
+        ((T *)t->b)[i * t->b_rs + j * t->b_cs] = al * s[(i - i0) * t->n + j];                   \
+  }
+RB_TRMM_TYPED(float, f32)
+RB_TRMM_TYPED(double, f64)
+
+#define TRMM_CALL(t, f, ...) ((t)->dtype == RB_F32 ? f##_f32(__VA_ARGS__) : f##_f64(__VA_ARGS__))
+
+/* dst (rows x n, row-major) = the gemm of M[i0.., k0..k0+kb) and B[k0.., :]
+ * in the job's order; c_chain: continue the chains dst holds (sequential). */
+static int trmm_gemm(const trmm_job *t, int64_t i0, int64_t rows, int64_t k0, int64_t kb,
+                     void *dst, int c_chain) {
+  static const float one32 = 1, zero32 = 0;
+  static const double one64 = 1, zero64 = 0;
+  const void *one = t->dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
+  const void *zero = t->dtype == RB_F32 ? (const void *)&zero32 : (const void *)&zero64;
+  const rb_operands op = {.a = t->a + (i0 * t->a_rs + k0 * t->a_cs) * t->size,
+                          .a_rs = t->a_rs, .a_cs = t->a_cs,
+                          .b = t->b + k0 * t->b_rs * t->size, .b_rs = t->b_rs, .b_cs = t->b_cs,
+                          .c_chain = c_chain};
+  return rb_gemm_ex(t->dtype, t->order, t->cx, RB_FULL, rows, t->n, kb, one, &op, zero, dst,
+                    t->n, 1);
+}
+
+/* dst row (1 x n) = the pairwise / sequential sum of M[i, k0..k0+kb) B[k0.., :]
+ * (x: the gathered row of M). */
+static int trmm_row(const trmm_job *t, int64_t i, int64_t k0, int64_t kb, void *dst) {
+  static const float one32 = 1, zero32 = 0;
+  static const double one64 = 1, zero64 = 0;
+  const void *one = t->dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
+  const void *zero = t->dtype == RB_F32 ? (const void *)&zero32 : (const void *)&zero64;
+  TRMM_CALL(t, gather_m, t, i, k0, 0, 1, kb);
+  return rb_gemm(t->dtype, t->order, t->cx, RB_FULL, 1, t->n, kb, one, t->x, 0, 1,
+                 t->b + k0 * t->b_rs * t->size, t->b_rs, t->b_cs, zero, dst, t->n, 1);
+}
+
+/* Rank-1 updates continuing the chains of dst (rows i0..i1, row-major): for k
+ * in [k0, k1), the rows i of the triangle get fma(M_ik, B_kj, .). */
+static int trmm_band(const trmm_job *t, int64_t i0, int64_t i1, int64_t k0, int64_t k1,
+                     char *dst) {
+  static const float one32 = 1;
+  static const double one64 = 1;
+  const void *one = t->dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
+  for (int64_t k = k0; k < k1; ++k) {
+    const int64_t lo = t->lower ? (k > i0 ? k : i0) : i0, hi = t->lower ? i1 : k + 1;
+    if (lo >= hi) continue;
+    TRMM_CALL(t, gather_m, t, lo, k, 1, 0, hi - lo);
+    const void *y = t->dtype == RB_F32 ? (const void *)row_b_f32(t, k) : (const void *)row_b_f64(t, k);
+    const int rc = rb_ger(t->dtype, t->cx, hi - lo, t->n, one, t->x, y,
+                          dst + (lo - i0) * t->n * t->size, t->n, 1);
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
+
+/* Lower M: the rows i with i + 1 in [r0, r0 + R) into blk. Row r0 - 1 (i0
+ * when r0 > 0) has its diagonal among the first r0 terms and is computed
+ * alone; the others' first r0 terms lie strictly below the diagonal. */
+static int trmm_lower_block(trmm_job *t, int64_t r0, int64_t i0, int64_t i1) {
+  int rc = 0;
+  int64_t first = i0;
+  if (r0 > 0) {
+    if ((rc = trmm_row(t, i0, 0, r0, t->blk)) != 0) return rc;
+    first = i0 + 1;
+  }
+  const int64_t rows = i1 - first;
+  char *dst = t->blk + (first - i0) * t->n * t->size;
+  if (rows <= 0) return 0;
+  if (t->order == RB_SEQUENTIAL) {
+    if (r0 > 0)
+      rc = trmm_gemm(t, first, rows, 0, r0, dst, 0);
+    else
+      TRMM_CALL(t, fill, dst, rows * t->n, RB_CHAIN_START(double));
+    return rc ? rc : trmm_band(t, first, i1, r0, i1, dst);
+  }
+  /* pairwise: the innermost block, each row's last i + 1 - r0 terms; then
+   * r0's blocks, smallest (innermost) first, each joined on the left */
+  for (int64_t i = first; i < i1 && rc == 0; ++i)
+    rc = trmm_row(t, i, r0, i + 1 - r0, dst + (i - first) * t->n * t->size);
+  RB_BLOCKS_SMALLEST_FIRST(bit, r0, 62) {
+    if (rc != 0) break;
+    const int64_t size = (int64_t)1 << bit, k0 = rb_block_first(r0, size);
+    if ((rc = trmm_gemm(t, first, rows, k0, size, t->acc, 0)) == 0)
+      TRMM_CALL(t, join, dst, t->acc, rows * t->n);
+  }
+  return rc;
+}
+
+int rb_trmm(int dtype, int order, const rb_context *cfg, int right, int lower, int trans, int unit,
+            int64_t m, int64_t n, const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
+            void *b, int64_t b_rs, int64_t b_cs) {
+  if (!rb_l3_table(dtype, cfg->isa) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 ||
+      n < 0)
+    return -1;
+  if (m == 0 || n == 0) return 0;
+  /* M = op(A): trans and the right side (B op(A) = (op(A)^T B^T)^T) each
+   * transpose it, which swaps its strides and its triangle */
+  if (trans) {
+    const int64_t s = a_rs;
+    a_rs = a_cs, a_cs = s, lower = !lower;
+  }
+  if (right) {
+    int64_t s = a_rs;
+    a_rs = a_cs, a_cs = s, lower = !lower;
+    s = b_rs, b_rs = b_cs, b_cs = s;
+    s = m, m = n, n = s;
+  }
+  const size_t size = dtype == RB_F32 ? 4 : 8;
+  const int64_t R = RB_TRMM_ROWS < m ? RB_TRMM_ROWS : m;
+  trmm_job t = {dtype, order, lower, unit, cfg, m, n, a, a_rs, a_cs, b, b_rs, b_cs, size,
+                NULL, NULL, NULL, NULL};
+  char *buf = malloc((size_t)(2 * (R + 1) * n + m + n) * size);
+  if (!buf) return -2;
+  t.blk = buf, t.acc = buf + (R + 1) * n * size, t.x = t.acc + (R + 1) * n * size;
+  t.y = t.x + m * size;
+  int rc = 0;
+  cr_fenv_t saved = cr_fenv_enter();
+  if (lower) { /* bottom-up: block b holds the rows with i + 1 in [b R, b R + R) */
+    for (int64_t r0 = (m / RB_TRMM_ROWS) * RB_TRMM_ROWS; r0 >= 0 && rc == 0; r0 -= RB_TRMM_ROWS) {
+      const int64_t i0 = r0 > 0 ? r0 - 1 : 0;
+      const int64_t i1 = r0 + RB_TRMM_ROWS - 1 < m ? r0 + RB_TRMM_ROWS - 1 : m;
+      if (i0 >= i1) continue;
+      rc = trmm_lower_block(&t, r0, i0, i1);
+      if (rc == 0) TRMM_CALL(&t, store, &t, alpha, i0, i1);
+    }
+  } else { /* top-down */
+    for (int64_t i0 = 0; i0 < m && rc == 0; i0 += R) {
+      const int64_t i1 = i0 + R < m ? i0 + R : m, rows = i1 - i0;
+      if (order == RB_SEQUENTIAL) {
+        TRMM_CALL(&t, fill, t.blk, rows * n, RB_CHAIN_START(double));
+        rc = trmm_band(&t, i0, i1, i0, i1, t.blk);
+        if (rc == 0 && i1 < m) rc = trmm_gemm(&t, i0, rows, i1, m - i1, t.blk, 1);
+      } else {
+        for (int64_t i = i0; i < i1 && rc == 0; ++i)
+          rc = trmm_row(&t, i, i, m - i, t.blk + (i - i0) * n * size);
+      }
+      if (rc == 0) TRMM_CALL(&t, store, &t, alpha, i0, i1);
+    }
+  }
+  cr_fenv_leave(saved);
+  free(buf);
+  return rc;
+}
