@@ -44,11 +44,13 @@ from ._level1 import asum, axpy, dot, iamax, nrm2, scal, sum
 from ._level23 import gemm, gemv, ger, matmul
 from ._solve import trsm, trsv
 from ._validate import ORDERS
+from ._scan import cumprod, cumsum, reduce_by_key, scan_by_key, segment_sum
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
            "isa_names", "gemm", "gemv", "ger", "matmul", "trsv", "trsm", "conv2d",
            "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
 __all__ += ["get_include", "get_library_dir"]
+__all__ += ["cumsum", "cumprod", "segment_sum", "reduce_by_key", "scan_by_key"]
 __version__ = "0.1.0"
 
 
