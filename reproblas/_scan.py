@@ -5,21 +5,38 @@ Arguments are checked here (with _validate.py's rules: float32/float64 only, no
 silent cast, lists as np.asarray makes them); the C core (scan.h) computes on
 contiguous copies, so strides, axis and memory order never change a bit.
 """
-import operator
-
 import numpy as np
+from repro_runtime import cuda as rt_cuda
+from repro_runtime.cuda import on_device
 
-from . import _backend, _core, _cpu
+from . import _backend, _core, _cpu, _scan_cuda
 from . import _validate as V
 
 _TRANSFORMS = {None: 0, "abs": 1, "square": 2}  # core terms: x, abs(x), x*y
 _TERM_XY = 2
 
 
-def _cuda_unsupported(be, routine):
-    if be is not _backend.CPU:
-        raise TypeError(f"reproblas.{routine}: GPU arrays are not supported by the scans and "
-                        f"segmented reductions yet; pass NumPy arrays (cupy.asnumpy(x))")
+def _run(be, kind, *args):
+    """The core call (CPU) or the kernels (CUDA): kind 'rows' (op, order, term,
+    exclusive, x2, y2, out2), 'scan' or 'reduce' (order, term, [exclusive,] x, y,
+    offsets, out)."""
+    if be is _backend.CPU:
+        isa, threads = _cpu.isa(), _cpu.threads()
+        if kind == "rows":
+            _core.scan(*args, isa, threads)
+        elif kind == "scan":
+            _core.segments("scan", *args, isa, threads)
+        else:
+            order, term, x, y, off, out = args
+            _core.segments("reduce", order, term, False, x, y, off, out, isa, threads)
+        return
+    with on_device(args[-1]):
+        if kind == "rows":
+            _scan_cuda.scan_rows(be.dev, *args)
+        elif kind == "scan":
+            _scan_cuda.scan_segments(be.dev, *args)
+        else:
+            _scan_cuda.segment_reduce(be.dev, *args)
 
 
 def _axis(axis, ndim, routine):
@@ -33,14 +50,14 @@ def _axis(axis, ndim, routine):
 
 def _scan(routine, op, x, axis, order, exclusive, out):
     be = _backend.select(x, out)
-    _cuda_unsupported(be, routine)
+    xp = be.xp
     code = V.order(order, routine)
     exclusive = V.flag(exclusive, "exclusive", routine)
     (x,) = V.operands(be, routine, ("x",), (x,), (None,))
     caller_out = out
     out = V.out_operand(be, out, routine)
     if axis is None:  # NumPy's rule: the flattened array, C order
-        x = np.ravel(x)
+        x = xp.ravel(x)
         ax = 0
     else:
         if x.ndim == 0:
@@ -48,18 +65,19 @@ def _scan(routine, op, x, axis, order, exclusive, out):
                              f"as a 1-element array")
         ax = _axis(axis, x.ndim, routine)
     if out is not None:
-        V.output(out, x.shape, x.dtype, routine)
-    xm = np.moveaxis(x, ax, -1)
+        V.output(out, x.shape, x.dtype, routine, xp)
+    xm = xp.moveaxis(x, ax, -1)
     n = xm.shape[-1]
-    x2 = np.ascontiguousarray(xm).reshape(-1, n) if n else np.empty((0, 0), x.dtype)
-    direct = (out is not None and ax == x.ndim - 1 and _cpu.direct_out(out, x, contiguous=True))
-    res2 = out.reshape(x2.shape) if direct else np.empty(x2.shape, x.dtype)
+    x2 = xp.ascontiguousarray(xm).reshape(-1, n) if n else xp.empty((0, 0), x.dtype)
+    direct = (be is _backend.CPU and out is not None and ax == x.ndim - 1 and
+              _cpu.direct_out(out, x, contiguous=True))
+    res2 = out.reshape(x2.shape) if direct else xp.empty(x2.shape, x.dtype)
     if x2.size:
-        _core.scan(op, code, 0, exclusive, x2, None, res2, _cpu.isa(), _cpu.threads())
+        _run(be, "rows", op, code, 0, exclusive, x2, None, res2)
     if direct:
         return caller_out
-    res = np.ascontiguousarray(np.moveaxis(res2.reshape(xm.shape), -1, ax))
-    return V.deliver(out, caller_out, res, routine)
+    res = xp.ascontiguousarray(xp.moveaxis(res2.reshape(xm.shape), -1, ax))
+    return V.deliver(out, caller_out, res, routine, xp)
 
 
 def cumsum(x, axis=-1, order="sequential", exclusive=False, out=None):
@@ -111,10 +129,18 @@ def cumprod(x, axis=-1, order="sequential", exclusive=False, out=None):
 
 # ---- segmented reductions and scans ----
 
+def _host(a):
+    """a on the host: offsets and keys are checked and cut into runs there (a GPU
+    array is copied)."""
+    if rt_cuda.is_device_array(a) and hasattr(a, "get"):
+        return a.get()
+    return np.asarray(a)
+
+
 def _offsets(offsets, n, routine):
-    """offsets as a contiguous int64 array, checked: 1-D, at least one entry,
+    """offsets as a contiguous int64 host array, checked: 1-D, at least one entry,
     0 <= o_0 <= o_1 <= ... <= o_S <= n."""
-    o = np.asarray(offsets)
+    o = _host(offsets)
     if o.size and (o.dtype.kind not in "iu" or o.dtype == np.bool_):
         raise TypeError(f"reproblas.{routine}: offsets must be integers, got dtype {o.dtype}")
     if o.ndim != 1 or o.shape[0] == 0:
@@ -138,7 +164,6 @@ def _terms(routine, values, transform, weights):
     """(values, weights or None, the core's term) checked: 1-D float arrays of one
     dtype and length."""
     be = _backend.select(values, weights)
-    _cuda_unsupported(be, routine)
     if transform not in _TRANSFORMS:
         raise ValueError(f"reproblas.{routine}: transform={transform!r}: use None, 'abs' or "
                          f"'square' (or weights= for products of two arrays)")
@@ -152,23 +177,23 @@ def _terms(routine, values, transform, weights):
             raise ValueError(f"reproblas.{routine}: values has {values.shape[0]} elements but "
                              f"weights has {weights.shape[0]}")
     term = _TERM_XY if weights is not None else _TRANSFORMS[transform]
-    values = _cpu.contiguous(values)
+    contiguous = _cpu.contiguous if be is _backend.CPU else be.xp.ascontiguousarray
+    values = contiguous(values)
     if term == _TERM_XY:
-        weights = values if weights is None else _cpu.contiguous(weights)
-    return values, weights, term
+        weights = values if weights is None else contiguous(weights)
+    return be, values, weights, term
 
 
 def _reduce_segments(routine, values, o, order, transform, weights, out):
     code = V.order(order, routine)
-    values, weights, term = _terms(routine, values, transform, weights)
-    res = np.empty(o.shape[0] - 1, values.dtype)
+    be, values, weights, term = _terms(routine, values, transform, weights)
+    res = be.xp.empty(o.shape[0] - 1, values.dtype)
     if out is not None:
-        out = V.out_operand(_backend.CPU, out, routine)
-        V.output(out, res.shape, res.dtype, routine)
+        out = V.out_operand(be, out, routine)
+        V.output(out, res.shape, res.dtype, routine, be.xp)
     if res.shape[0]:
-        _core.segments("reduce", code, term, False, values, weights, o, res, _cpu.isa(),
-                       _cpu.threads())
-    return res, out
+        _run(be, "reduce", code, term, values, weights, o, res)
+    return be, res, out
 
 
 def segment_sum(values, offsets, order="sequential", *, transform=None, weights=None,
@@ -205,13 +230,13 @@ def segment_sum(values, offsets, order="sequential", *, transform=None, weights=
     caller_out = out
     values, n = _values_length(values, "segment_sum")
     o = _offsets(offsets, n, "segment_sum")
-    res, out = _reduce_segments("segment_sum", values, o, order, transform, weights, out)
-    return V.deliver(out, caller_out, res, "segment_sum")
+    be, res, out = _reduce_segments("segment_sum", values, o, order, transform, weights, out)
+    return V.deliver(out, caller_out, res, "segment_sum", be.xp)
 
 
 def _runs(keys, n, routine):
-    """The CSR offsets of the runs of equal consecutive keys."""
-    k = np.asarray(keys)
+    """The CSR offsets of the runs of equal consecutive keys (host keys, offsets)."""
+    k = _host(keys)
     if k.ndim != 1:
         raise ValueError(f"reproblas.{routine}: keys must be 1-D, got shape {k.shape}")
     if k.shape[0] != n:
@@ -259,7 +284,9 @@ def reduce_by_key(keys, values, order="sequential", *, transform=None, weights=N
     """
     values, n = _values_length(values, "reduce_by_key")
     k, o = _runs(keys, n, "reduce_by_key")
-    res, _ = _reduce_segments("reduce_by_key", values, o, order, transform, weights, None)
+    be, res, _ = _reduce_segments("reduce_by_key", values, o, order, transform, weights, None)
+    if rt_cuda.is_device_array(keys):  # the run keys where the keys were
+        return keys[be.xp.asarray(o[:-1])], res
     return k[o[:-1]], res
 
 
@@ -296,13 +323,12 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
     k, o = _runs(keys, n, routine)
     code = V.order(order, routine)
     exclusive = V.flag(exclusive, "exclusive", routine)
-    values, weights, term = _terms(routine, values, transform, weights)
+    be, values, weights, term = _terms(routine, values, transform, weights)
     caller_out = out
-    out = V.out_operand(_backend.CPU, out, routine)
+    out = V.out_operand(be, out, routine)
     if out is not None:
-        V.output(out, values.shape, values.dtype, routine)
-    res = np.empty(values.shape, values.dtype)
+        V.output(out, values.shape, values.dtype, routine, be.xp)
+    res = be.xp.empty(values.shape, values.dtype)
     if n:
-        _core.segments("scan", code, term, exclusive, values, weights, o, res, _cpu.isa(),
-                       _cpu.threads())
-    return V.deliver(out, caller_out, res, routine)
+        _run(be, "scan", code, term, exclusive, values, weights, o, res)
+    return V.deliver(out, caller_out, res, routine, be.xp)
