@@ -18,6 +18,7 @@
 #include "env.h"
 #include "level1.h"
 #include "level3.h"
+#include "scan.h"
 #include "thread.h"
 
 const char *reproblas_error_string(int code) {
@@ -467,6 +468,60 @@ static int rb_capi_conv(int kind, int dtype, const reproblas_conv2d_shape *shape
 
 #define RB_CAT3_(a, b, c) a##b##c
 #define RB_CAT3(a, b, c) RB_CAT3_(a, b, c)
+
+/* ---- scans and segmented sums (docs/contract.md §5.2, §5.3) ---- */
+
+/* cumsum/cumprod: arguments n, x, incx, y, incy, exclusive, order. */
+static int rb_capi_scan(int op, int dtype, int64_t n, const void *x, int64_t incx, void *y,
+                        int64_t incy, int exclusive, int order) {
+  size_t size = rb_size(dtype);
+  if (n < 0) return -1;
+  if (x == NULL && n > 0) return -2;
+  if (incx == 0 || !rb_vector_ok(n, incx, size)) return -3;
+  if (y == NULL && n > 0) return -4;
+  if (incy == 0 || !rb_vector_ok(n, incy, size)) return -5;
+  if (exclusive != 0 && exclusive != 1) return -6;
+  if (!rb_valid_order(order)) return -7;
+  rb_context cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0 || n == 0) return status;
+  /* contiguous views; x copied when y overlaps it otherwise than in place */
+  const int in_place = x == y && incx == 1 && incy == 1;
+  int own_x, own_y;
+  const void *cx = rb_gather(x, n, incx, size, !in_place && rb_overlap(x, incx, y, incy, n, size),
+                             &own_x);
+  if (cx == NULL) return REPROBLAS_ERR_NO_MEMORY;
+  void *cy = incy == 1 ? y : malloc((size_t)n * size);
+  own_y = incy != 1;
+  if (cy == NULL) {
+    if (own_x) free((void *)cx);
+    return REPROBLAS_ERR_NO_MEMORY;
+  }
+  int rc = rb_scan(dtype, op, rb_core_order(order), 0, exclusive, &cfg, cx, NULL, 1, n, cy);
+  if (rc == 0 && own_y) rb_scatter(y, n, incy, size, cy);
+  if (own_x) free((void *)cx);
+  if (own_y) free(cy);
+  return rb_capi_status(rc);
+}
+
+/* segment_sum: arguments n, x, nseg, offsets, result, order. */
+static int rb_capi_segment_sum(int dtype, int64_t n, const void *x, int64_t nseg,
+                               const int64_t *offsets, void *result, int order) {
+  if (n < 0) return -1;
+  if (x == NULL && n > 0) return -2;
+  if (!rb_vector_ok(n, 1, rb_size(dtype))) return -1;
+  if (nseg < 0) return -3;
+  if (offsets == NULL || offsets[0] < 0 || offsets[nseg] > n) return -4;
+  for (int64_t s = 0; s < nseg; ++s)
+    if (offsets[s + 1] < offsets[s]) return -4;
+  if (result == NULL && nseg > 0) return -5;
+  if (!rb_valid_order(order)) return -6;
+  rb_context cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0 || nseg == 0) return status;
+  return rb_capi_status(
+      rb_segment_reduce(dtype, rb_core_order(order), 0, &cfg, x, NULL, n, offsets, nseg, result));
+}
 
 #define P s
 #define T float
