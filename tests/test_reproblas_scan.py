@@ -89,6 +89,23 @@ def test_reference_statements(ref, dtype):
     assert np.signbit(ref.scan(np.array([-0.0], dtype), "pairwise")[0])
 
 
+@np.errstate(all="ignore")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pairwise_from_the_contract_text(dtype):
+    """Every prefix of the pairwise scan as §5.2 unrolls it, written here without the
+    reference: the blocks of k+1's binary expansion, largest first, each a perfect
+    tree (reproblas.sum of a power-of-two block), joined from the left after -0."""
+    x = data(300, dtype, 22, specials=True)
+    got = rb.cumsum(x, order="pairwise")
+    for k in range(300):
+        m, start, acc = k + 1, 0, dtype(-0.0)
+        for b in range(m.bit_length() - 1, -1, -1):
+            if (m >> b) & 1:
+                acc = acc + rb.sum(x[start:start + (1 << b)], order="pairwise")
+                start += 1 << b
+        same(got[k], acc, f"prefix {k}")
+
+
 def test_orders_differ():
     t = np.array([1.0, 1e16, -1e16, 1.0])
     same(rb.cumsum(t), np.array([1.0, 1e16, 0.0, 1.0]), "sequential")
