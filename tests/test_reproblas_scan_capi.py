@@ -15,8 +15,13 @@ for _p in "sd":
     for _op in ("cumsum", "cumprod"):
         f = getattr(LIB, f"reproblas_{_p}{_op}")
         f.argtypes, f.restype = [L, P, L, P, L, I, I], I
-    f = getattr(LIB, f"reproblas_{_p}segment_sum")
-    f.argtypes, f.restype = [L, P, L, P, P, I], I
+    for _name in ("segment_sum", "segment_asum"):
+        f = getattr(LIB, f"reproblas_{_p}{_name}")
+        f.argtypes, f.restype = [L, P, L, P, P, I], I
+    f = getattr(LIB, f"reproblas_{_p}segment_dot")
+    f.argtypes, f.restype = [L, P, P, L, P, P, I], I
+    f = getattr(LIB, f"reproblas_{_p}segment_cumsum")
+    f.argtypes, f.restype = [L, P, L, P, P, I, I], I
 
 
 def fn(name, dtype):
@@ -93,3 +98,42 @@ def test_segment_sum(dtype):
     assert f(1000, x.ctypes.data, 6, off.ctypes.data, None, 0) == -5
     assert f(1000, x.ctypes.data, 6, off.ctypes.data, res.ctypes.data, 3) == -6
     assert not res.any()
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+def test_segment_transforms_and_scan(dtype):
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal(1000).astype(dtype), rng.standard_normal(1000).astype(dtype)
+    off = np.array([0, 0, 3, 400, 400, 999, 1000], np.int64)
+    keys = np.repeat(np.arange(6), np.diff(off))
+    for order in (0, 1):
+        name = ("sequential", "pairwise")[order]
+        res = np.full(6, np.nan, dtype)
+        assert fn("segment_asum", dtype)(1000, x.ctypes.data, 6, off.ctypes.data,
+                                         res.ctypes.data, order) == 0
+        same(res, rb.segment_sum(x, off, order=name, transform="abs"))
+        assert fn("segment_dot", dtype)(1000, x.ctypes.data, w.ctypes.data, 6, off.ctypes.data,
+                                        res.ctypes.data, order) == 0
+        same(res, rb.segment_sum(x, off, order=name, weights=w))
+        assert fn("segment_dot", dtype)(1000, x.ctypes.data, x.ctypes.data, 6, off.ctypes.data,
+                                        res.ctypes.data, order) == 0
+        same(res, rb.segment_sum(x, off, order=name, transform="square"))
+        for excl in (0, 1):
+            y = np.full_like(x, np.nan)
+            assert fn("segment_cumsum", dtype)(1000, x.ctypes.data, 6, off.ctypes.data,
+                                               y.ctypes.data, excl, order) == 0
+            want = rb.scan_by_key(keys, x, order=name, exclusive=bool(excl))
+            same(y, want)
+            z = x.copy()  # in place
+            assert fn("segment_cumsum", dtype)(1000, z.ctypes.data, 6, off.ctypes.data,
+                                               z.ctypes.data, excl, order) == 0
+            same(z, want)
+    res = np.zeros(6, dtype)
+    assert fn("segment_dot", dtype)(1000, x.ctypes.data, None, 6, off.ctypes.data,
+                                    res.ctypes.data, 0) == -3
+    assert fn("segment_dot", dtype)(1000, x.ctypes.data, w.ctypes.data, 6, None,
+                                    res.ctypes.data, 0) == -5
+    y = np.zeros_like(x)
+    assert fn("segment_cumsum", dtype)(1000, x.ctypes.data, 6, off.ctypes.data, y.ctypes.data,
+                                       3, 0) == -6
+    assert not res.any() and not y.any()

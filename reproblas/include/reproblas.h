@@ -256,6 +256,29 @@ REPROBLAS_API int reproblas_ssegment_sum(int64_t n, const float *x, int64_t nseg
 REPROBLAS_API int reproblas_dsegment_sum(int64_t n, const double *x, int64_t nseg,
                                          const int64_t *offsets, double *result,
                                          reproblas_order order);
+/* The same with the terms abs(x_k) (asum per segment) and x_k*y_k (dot per segment: y is
+ * contiguous, as long as x; x == y gives the squares). */
+REPROBLAS_API int reproblas_ssegment_asum(int64_t n, const float *x, int64_t nseg,
+                                          const int64_t *offsets, float *result,
+                                          reproblas_order order);
+REPROBLAS_API int reproblas_dsegment_asum(int64_t n, const double *x, int64_t nseg,
+                                          const int64_t *offsets, double *result,
+                                          reproblas_order order);
+REPROBLAS_API int reproblas_ssegment_dot(int64_t n, const float *x, const float *y,
+                                         int64_t nseg, const int64_t *offsets, float *result,
+                                         reproblas_order order);
+REPROBLAS_API int reproblas_dsegment_dot(int64_t n, const double *x, const double *y,
+                                         int64_t nseg, const int64_t *offsets, double *result,
+                                         reproblas_order order);
+/* Each segment of x scanned on its own into y (contiguous, x's length; y may be x):
+ * scan_by_key with the segments as runs. Elements outside every segment are not
+ * written. Offsets as segment_sum. */
+REPROBLAS_API int reproblas_ssegment_cumsum(int64_t n, const float *x, int64_t nseg,
+                                            const int64_t *offsets, float *y, int exclusive,
+                                            reproblas_order order);
+REPROBLAS_API int reproblas_dsegment_cumsum(int64_t n, const double *x, int64_t nseg,
+                                            const int64_t *offsets, double *y, int exclusive,
+                                            reproblas_order order);
 
 #ifdef __cplusplus
 }
