@@ -3,8 +3,11 @@ definition (src/c/order/reference.c, rb_ref_scan) bit for bit, on every CPU path
 1, 2 and 3 threads and small work splits (so that pieces, chunks and thread parts cut
 short operands); segment_sum against the level-1 reductions per segment; NumPy's
 bits for the sequential order; axis, layout, out= and bad input."""
+import os
+
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import crlibm_py
 import reproblas as rb
@@ -406,3 +409,46 @@ def test_scan_by_key_matches_cumsum():
     assert rb.scan_by_key(keys, v, out=out) is out
     same(out, rb.cumsum(v), "out")
     assert rb.scan_by_key([], np.empty(0)).shape == (0,)
+
+
+# ---- property: any data, length, split and thread count gives the reference's bits ----
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 3000), seed=st.integers(0, 2 ** 32 - 1),
+       dtype=st.sampled_from(DTYPES), order=st.sampled_from(ORDERS),
+       op=st.sampled_from(("sum", "prod")), exclusive=st.booleans(),
+       piece=st.sampled_from((0, 16, 32, 128, 1024)), min_per_thread=st.integers(0, 300),
+       threads=st.integers(1, 3), segments=st.integers(1, 12))
+def test_property_reference(ref, n, seed, dtype, order, op, exclusive, piece, min_per_thread,
+                            threads, segments):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n)).astype(dtype)
+    if op == "prod":
+        x = (1 + x * 2.0 ** -40).astype(dtype)
+    pick = rng.random(n) < 0.01
+    x[pick] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0], dtype), pick.sum())
+    off = np.sort(rng.integers(0, n + 1, segments)).astype(np.int64)
+    keys = np.searchsorted(off, np.arange(n), side="right")
+    bounds = np.r_[0, np.flatnonzero(np.diff(keys)) + 1, n] if n else np.array([0])
+    old = os.environ.get("REPROBLAS_NUM_THREADS")
+    os.environ["REPROBLAS_NUM_THREADS"] = str(threads)
+    try:
+        with _core.tuning(l1=(piece, min_per_thread)):
+            f = rb.cumsum if op == "sum" else rb.cumprod
+            same(f(x, order=order, exclusive=exclusive), ref.scan(x, order, op, exclusive=exclusive),
+                 "scan")
+            if op == "sum":
+                got = rb.scan_by_key(keys, x, order=order, exclusive=exclusive)
+                want = np.concatenate([ref.scan(x[a:b], order, exclusive=exclusive)
+                                       for a, b in zip(bounds[:-1], bounds[1:])] or
+                                      [np.empty(0, dtype)])
+                same(got, want, "scan_by_key")
+                got = rb.segment_sum(x, off, order=order)
+                want = np.array([ref.sum(x[a:b], order) for a, b in zip(off[:-1], off[1:])],
+                                dtype)
+                same(got, want, "segment_sum")
+    finally:
+        if old is None:
+            os.environ.pop("REPROBLAS_NUM_THREADS", None)
+        else:
+            os.environ["REPROBLAS_NUM_THREADS"] = old
