@@ -11,11 +11,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 __version__: Final[str]
-__all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "best_isa",
-           "isa_names", "gemm", "gemv", "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "trmm", "conv2d",
-           "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias", "get_include",
-           "get_library_dir", "get_blas_library", "rot", "rotm", "rotg", "rotmg", "swap", "copy",
-           "sdsdot", "dsdot"]
+__all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "rot", "rotm", "rotg", "rotmg",
+           "swap", "copy", "sdsdot", "dsdot", "ORDERS", "best_isa", "isa_names", "gemm", "gemv",
+           "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "trmm", "cumsum", "cumprod",
+           "segment_sum", "reduce_by_key", "scan_by_key", "conv2d", "conv2d_grad_input",
+           "conv2d_grad_weight", "conv2d_grad_bias", "get_include", "get_library_dir",
+           "get_blas_library"]
 
 _F = TypeVar("_F", np.float32, np.float64)
 
@@ -254,3 +255,49 @@ def conv2d_grad_bias(grad_output: NDArray[_F], *, order: str = "sequential",
 @overload
 def conv2d_grad_bias(grad_output: _CudaArrayInterface, *, order: str = "sequential",
                      out: _CudaArrayInterface | None = None) -> Any: ...
+
+# ---- scans and segmented reductions (docs/contract.md §5.2, §5.3) ----
+
+# The scanned array: N-D float32/float64 (axis=None flattens it), or a list of floats.
+_ScanIn = NDArray[np.float32] | NDArray[np.float64] | _Seq
+_Offsets = NDArray[np.integer[Any]] | Sequence[int]
+_Transform = Literal["abs", "square"] | None
+
+@overload
+def cumsum(x: NDArray[_F], axis: int | None = -1, order: str = "sequential",
+           exclusive: bool = False, out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def cumsum(x: _ScanIn | _CudaArrayInterface, axis: int | None = -1, order: str = "sequential",
+           exclusive: bool = False, out: Any = None) -> Any: ...
+@overload
+def cumprod(x: NDArray[_F], axis: int | None = -1, order: str = "sequential",
+            exclusive: bool = False, out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def cumprod(x: _ScanIn | _CudaArrayInterface, axis: int | None = -1, order: str = "sequential",
+            exclusive: bool = False, out: Any = None) -> Any: ...
+@overload
+def segment_sum(values: NDArray[_F], offsets: _Offsets, order: str = "sequential", *,
+                transform: _Transform = None, weights: NDArray[_F] | None = None,
+                out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def segment_sum(values: _ScanIn | _CudaArrayInterface, offsets: _Offsets | _CudaArrayInterface,
+                order: str = "sequential", *, transform: _Transform = None,
+                weights: Any = None, out: Any = None) -> Any: ...
+@overload
+def reduce_by_key(keys: NDArray[Any] | Sequence[Any], values: NDArray[_F],
+                  order: str = "sequential", *, transform: _Transform = None,
+                  weights: NDArray[_F] | None = None) -> tuple[NDArray[Any], NDArray[_F]]: ...
+@overload
+def reduce_by_key(keys: NDArray[Any] | Sequence[Any] | _CudaArrayInterface,
+                  values: _ScanIn | _CudaArrayInterface, order: str = "sequential", *,
+                  transform: _Transform = None, weights: Any = None) -> tuple[Any, Any]: ...
+@overload
+def scan_by_key(keys: NDArray[Any] | Sequence[Any], values: NDArray[_F],
+                order: str = "sequential", *, exclusive: bool = False,
+                transform: _Transform = None, weights: NDArray[_F] | None = None,
+                out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def scan_by_key(keys: NDArray[Any] | Sequence[Any] | _CudaArrayInterface,
+                values: _ScanIn | _CudaArrayInterface, order: str = "sequential", *,
+                exclusive: bool = False, transform: _Transform = None, weights: Any = None,
+                out: Any = None) -> Any: ...

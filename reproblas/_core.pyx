@@ -831,3 +831,74 @@ def matmul(int order, cnp.ndarray a not None, cnp.ndarray a_st not None,
         raise MemoryError("reproblas.matmul: out of memory for the packing buffers")
     if rc != 0:
         raise RuntimeError(f"reproblas core rejected matmul (isa={isa}, order={order})")
+
+
+# ---- scans and segmented reductions (docs/contract.md §5.2, §5.3; scan.h) ----
+
+cdef extern from "scan.h":
+    enum: RB_SCAN_SUM, RB_SCAN_PROD
+    int rb_scan(int dtype, int op, int order, int term, int exclusive, const rb_context *cfg,
+                const void *x, const void *y, int64_t rows, int64_t n, void *out) nogil
+    int rb_segment_scan(int dtype, int order, int term, int exclusive, const rb_context *cfg,
+                        const void *x, const void *y, int64_t n, const int64_t *offsets,
+                        int64_t nseg, void *out) nogil
+    int rb_segment_reduce(int dtype, int order, int term, const rb_context *cfg, const void *x,
+                          const void *y, int64_t n, const int64_t *offsets, int64_t nseg,
+                          void *out) nogil
+
+SCAN_SUM = RB_SCAN_SUM
+SCAN_PROD = RB_SCAN_PROD
+
+
+cdef int _scan_rc(int rc, str routine) except -1:
+    if rc == -2:
+        raise MemoryError(f"reproblas.{routine}: out of memory")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected {routine} (rc={rc})")
+    return 0
+
+
+def scan(int op, int order, int term, bint exclusive, cnp.ndarray x not None, cnp.ndarray y,
+         cnp.ndarray out not None, int isa, int threads):
+    """The scans of the rows of the C-contiguous 2-D x (and y, for product terms) into
+    the C-contiguous out of x's shape and dtype."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef int dtype = _dtype_code(x)
+    cdef const void *px = cnp.PyArray_DATA(x)
+    cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
+    cdef void *po = cnp.PyArray_DATA(out)
+    cdef int64_t rows = x.shape[0], n = x.shape[1]
+    cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
+    with nogil:
+        rc = rb_scan(dtype, op, order, term, exclusive, cfg, px, py, rows, n, po)
+    _stop_end(&stop)
+    _scan_rc(rc, "cumprod" if op == RB_SCAN_PROD else "cumsum")
+
+
+def segments(str kind, int order, int term, bint exclusive, cnp.ndarray x not None,
+             cnp.ndarray y, cnp.ndarray offsets not None, cnp.ndarray out not None, int isa,
+             int threads):
+    """kind 'scan': each segment of the contiguous 1-D x scanned into out (x's shape);
+    'reduce': out[s] the reduction of segment s. offsets: contiguous int64."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef int dtype = _dtype_code(x)
+    cdef const void *px = cnp.PyArray_DATA(x)
+    cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
+    cdef const int64_t *po = <const int64_t *>cnp.PyArray_DATA(offsets)
+    cdef void *pout = cnp.PyArray_DATA(out)
+    cdef int64_t n = x.shape[0], nseg = offsets.shape[0] - 1
+    cdef bint is_scan = kind == "scan"
+    cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
+    with nogil:
+        if is_scan:
+            rc = rb_segment_scan(dtype, order, term, exclusive, cfg, px, py, n, po, nseg, pout)
+        else:
+            rc = rb_segment_reduce(dtype, order, term, cfg, px, py, n, po, nseg, pout)
+    _stop_end(&stop)
+    _scan_rc(rc, "scan_by_key" if is_scan else "segment_sum")

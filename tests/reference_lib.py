@@ -58,6 +58,7 @@ _SIGNATURES = {  # name: (restype or None, argument kinds); "T" the element type
     "conv2d_grad_input": (None, [_I, _P, _P, _P, _P, _P, _P, _P]),
     "conv2d_grad_weight": (None, [_I, _P, _P, _P, _P, _P, _P, _P]),
     "conv2d_grad_bias": (None, [_I, _P, _P, _P, _P, _L]),
+    "scan": (None, [_I, _I, _I, _I, _L, _P, _L, _P, _L, _P, _L]),
 }
 
 
@@ -228,3 +229,18 @@ class Reference:
         self._f("conv2d_grad_bias", gy.dtype)(ORDERS[order], geo.ctypes, pg,
                                               _i64(sg).ctypes, pb, sb)
         return gb
+
+    # ---- scans (docs/contract.md §5.2)
+    def scan(self, x, order="sequential", op="sum", transform=None, y=None, exclusive=False):
+        """The 1-D scan of x: op 'sum' (cumsum) or 'prod' (cumprod); transform None,
+        'abs', 'square' or 'multiply' (terms x*y)."""
+        term = {None: 0, "abs": 1, "square": 2, "multiply": 2}[transform]
+        if transform == "square":
+            y = x
+        out = np.empty(x.shape[0], x.dtype)
+        px, (sx,) = _ptr(x)
+        py, (sy,) = _ptr(y) if y is not None else (None, (0,))
+        po, (so,) = _ptr(out)
+        self._f("scan", x.dtype)(ORDERS[order], int(op == "prod"), term, int(exclusive),
+                                 x.shape[0], px, sx, py, sy, po, so)
+        return out

@@ -316,6 +316,54 @@ REPROBLAS_API int reproblas_dconv2d_grad_bias(const reproblas_conv2d_shape *shap
                                               const double *grad_y, double *grad_b,
                                               reproblas_order order);
 
+/* ---- scans and segmented sums (docs/contract.md §5.2, §5.3) ---- */
+
+/* y[k] = the k-th prefix sum (product) of x in the order: sequential
+ * s_k = s_(k-1) + x_k (the bits of NumPy's cumsum), pairwise the blocks of k+1's
+ * binary expansion joined from the left. exclusive (0 or 1): y[0] = +0 (cumprod:
+ * 1), y[k] = prefix k-1. y may be x (in place, both increments 1); any other
+ * overlap reads x's old values. */
+REPROBLAS_API int reproblas_scumsum(int64_t n, const float *x, int64_t incx, float *y,
+                                    int64_t incy, int exclusive, reproblas_order order);
+REPROBLAS_API int reproblas_dcumsum(int64_t n, const double *x, int64_t incx, double *y,
+                                    int64_t incy, int exclusive, reproblas_order order);
+REPROBLAS_API int reproblas_scumprod(int64_t n, const float *x, int64_t incx, float *y,
+                                     int64_t incy, int exclusive, reproblas_order order);
+REPROBLAS_API int reproblas_dcumprod(int64_t n, const double *x, int64_t incx, double *y,
+                                     int64_t incy, int exclusive, reproblas_order order);
+/* result[s] = the ordered sum of x[offsets[s] .. offsets[s+1]) (contiguous x), the bits
+ * of reproblas_?sum on that slice; +0 for an empty segment. offsets: nseg + 1
+ * non-decreasing entries in [0, n] (else -4). */
+REPROBLAS_API int reproblas_ssegment_sum(int64_t n, const float *x, int64_t nseg,
+                                         const int64_t *offsets, float *result,
+                                         reproblas_order order);
+REPROBLAS_API int reproblas_dsegment_sum(int64_t n, const double *x, int64_t nseg,
+                                         const int64_t *offsets, double *result,
+                                         reproblas_order order);
+/* The same with the terms abs(x_k) (asum per segment) and x_k*y_k (dot per segment: y is
+ * contiguous, as long as x; x == y gives the squares). */
+REPROBLAS_API int reproblas_ssegment_asum(int64_t n, const float *x, int64_t nseg,
+                                          const int64_t *offsets, float *result,
+                                          reproblas_order order);
+REPROBLAS_API int reproblas_dsegment_asum(int64_t n, const double *x, int64_t nseg,
+                                          const int64_t *offsets, double *result,
+                                          reproblas_order order);
+REPROBLAS_API int reproblas_ssegment_dot(int64_t n, const float *x, const float *y,
+                                         int64_t nseg, const int64_t *offsets, float *result,
+                                         reproblas_order order);
+REPROBLAS_API int reproblas_dsegment_dot(int64_t n, const double *x, const double *y,
+                                         int64_t nseg, const int64_t *offsets, double *result,
+                                         reproblas_order order);
+/* Each segment of x scanned on its own into y (contiguous, x's length; y may be x):
+ * scan_by_key with the segments as runs. Elements outside every segment are not
+ * written. Offsets as segment_sum. */
+REPROBLAS_API int reproblas_ssegment_cumsum(int64_t n, const float *x, int64_t nseg,
+                                            const int64_t *offsets, float *y, int exclusive,
+                                            reproblas_order order);
+REPROBLAS_API int reproblas_dsegment_cumsum(int64_t n, const double *x, int64_t nseg,
+                                            const int64_t *offsets, double *y, int exclusive,
+                                            reproblas_order order);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #include "reproblas/trsm.cuh"
 #include "reproblas/conv.cuh"
 #include "reproblas/conv_gemm.cuh"
+#include "reproblas/scan.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each: sequential gemm
  * (rb_gemm_seq_body), pairwise gemm and gemv (rb_gemm_body; gemv is gemm with
@@ -112,6 +113,8 @@ RB_DEFINE_SOLVE_CONV(float, f32, seq, false)
 RB_DEFINE_SOLVE_CONV(float, f32, pw, true)
 RB_DEFINE_SOLVE_CONV(double, f64, seq, false)
 RB_DEFINE_SOLVE_CONV(double, f64, pw, true)
+RB_DEFINE_SCAN_KERNELS(float, f32)
+RB_DEFINE_SCAN_KERNELS(double, f64)
 
 /* Every entry point, for the emulator's registry: X(name). */
 #define RB_KERNEL_LIST_T(X, sfx)                                                             \
@@ -124,4 +127,5 @@ RB_DEFINE_SOLVE_CONV(double, f64, pw, true)
   X(rb_trsm_##kind##_##sfx) X(rb_conv2d_##kind##_##sfx) X(rb_conv2d_grad_input_##kind##_##sfx) \
   X(rb_conv2d_grad_weight_##kind##_##sfx)
 #define RB_KERNEL_LIST(X)                                                                   \
-  RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)
+  RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)         \
+  RB_SCAN_KERNEL_LIST(X)

@@ -18,6 +18,7 @@
 #include "env.h"
 #include "level1.h"
 #include "level3.h"
+#include "scan.h"
 #include "thread.h"
 
 const char *reproblas_error_string(int code) {
@@ -571,6 +572,85 @@ static int rb_capi_conv(int kind, int dtype, const reproblas_conv2d_shape *shape
 
 #define RB_CAT3_(a, b, c) a##b##c
 #define RB_CAT3(a, b, c) RB_CAT3_(a, b, c)
+
+/* ---- scans and segmented sums (docs/contract.md §5.2, §5.3) ---- */
+
+/* cumsum/cumprod: arguments n, x, incx, y, incy, exclusive, order. */
+static int rb_capi_scan(int op, int dtype, int64_t n, const void *x, int64_t incx, void *y,
+                        int64_t incy, int exclusive, int order) {
+  size_t size = rb_size(dtype);
+  if (n < 0) return -1;
+  if (x == NULL && n > 0) return -2;
+  if (incx == 0 || !rb_vector_ok(n, incx, size)) return -3;
+  if (y == NULL && n > 0) return -4;
+  if (incy == 0 || !rb_vector_ok(n, incy, size)) return -5;
+  if (exclusive != 0 && exclusive != 1) return -6;
+  if (!rb_valid_order(order)) return -7;
+  rb_context cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0 || n == 0) return status;
+  /* contiguous views; x copied when y overlaps it otherwise than in place */
+  const int in_place = x == y && incx == 1 && incy == 1;
+  int own_x, own_y;
+  const void *cx = rb_gather(x, n, incx, size, !in_place && rb_overlap(x, incx, y, incy, n, size),
+                             &own_x);
+  if (cx == NULL) return REPROBLAS_ERR_NO_MEMORY;
+  void *cy = incy == 1 ? y : malloc((size_t)n * size);
+  own_y = incy != 1;
+  if (cy == NULL) {
+    if (own_x) free((void *)cx);
+    return REPROBLAS_ERR_NO_MEMORY;
+  }
+  int rc = rb_scan(dtype, op, rb_core_order(order), 0, exclusive, &cfg, cx, NULL, 1, n, cy);
+  if (rc == 0 && own_y) rb_scatter(y, n, incy, size, cy);
+  if (own_x) free((void *)cx);
+  if (own_y) free(cy);
+  return rb_capi_status(rc);
+}
+
+/* The offsets' checks: nseg + 1 non-decreasing entries in [0, n]. */
+static int rb_offsets_ok(const int64_t *offsets, int64_t nseg, int64_t n) {
+  if (offsets == NULL || offsets[0] < 0 || offsets[nseg] > n) return 0;
+  for (int64_t s = 0; s < nseg; ++s)
+    if (offsets[s + 1] < offsets[s]) return 0;
+  return 1;
+}
+
+/* segment_sum / asum (y NULL, no y argument: n, x, nseg, offsets, result, order) and
+ * segment_dot (n, x, y, nseg, offsets, result, order). */
+static int rb_capi_segment_reduce(int term, int dtype, int64_t n, const void *x, const void *y,
+                                  int64_t nseg, const int64_t *offsets, void *result, int order) {
+  const int shift = term == 2 ? 1 : 0; /* dot: y is argument 3 */
+  if (n < 0 || !rb_vector_ok(n, 1, rb_size(dtype))) return -1;
+  if (x == NULL && n > 0) return -2;
+  if (term == 2 && y == NULL && n > 0) return -3;
+  if (nseg < 0) return -3 - shift;
+  if (!rb_offsets_ok(offsets, nseg, n)) return -4 - shift;
+  if (result == NULL && nseg > 0) return -5 - shift;
+  if (!rb_valid_order(order)) return -6 - shift;
+  rb_context cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0 || nseg == 0) return status;
+  return rb_capi_status(rb_segment_reduce(dtype, rb_core_order(order), term, &cfg, x, y, n,
+                                          offsets, nseg, result));
+}
+
+/* segment_cumsum: arguments n, x, nseg, offsets, y, exclusive, order. */
+static int rb_capi_segment_scan(int dtype, int64_t n, const void *x, int64_t nseg,
+                                const int64_t *offsets, void *y, int exclusive, int order) {
+  if (n < 0 || !rb_vector_ok(n, 1, rb_size(dtype))) return -1;
+  if (x == NULL && n > 0) return -2;
+  if (nseg < 0) return -3;
+  if (!rb_offsets_ok(offsets, nseg, n)) return -4;
+  if (y == NULL && n > 0) return -5;
+  if (exclusive != 0 && exclusive != 1) return -6;
+  if (!rb_valid_order(order)) return -7;
+  rb_context cfg;
+  int status = rb_capi_config(&cfg);
+  if (status != 0 || nseg == 0 || n == 0) return status;
+  return rb_capi_status(rb_segment_scan(dtype, rb_core_order(order), 0, exclusive, &cfg, x, NULL,
+                                        n, offsets, nseg, y));
+}
 
 #define P s
 #define T float

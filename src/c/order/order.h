@@ -169,4 +169,29 @@ RB_ORDER_FN int64_t rb_item_terms(int64_t size, int64_t piece) {
   return size > piece ? piece : size;
 }
 
+/* ---- the scans (docs/contract.md §5.2) -----------------------------------
+ * cumprod's start, the exact identity of the product as -0 is of the sum
+ * (1 * t = t, signed zeros included), and its operation, for OP. */
+#define RB_PRODUCT_START(T) ((T)1)
+#define RB_TIMES(a, b) ((a) * (b))
+
+/* The pairwise scan: prefix k is s_(f-1) OP B_k, with B_k the perfect tree
+ * over the aligned block t_f .. t_k of 2^b terms, 2^b the lowest 1 bit of
+ * k + 1; that block is exactly the one a binary counter completes with term
+ * k (RB_COUNTER_PUSH leaves its tree in v). f, its first term, is k + 1 with
+ * that bit cleared; 0: no prefix before it, the scan's start joins it. */
+RB_ORDER_FN_INLINE int64_t rb_scan_block_first(int64_t k) { return (k + 1) & k; }
+
+/* One step of the pairwise scan over out[0 ..]: pushes term v (index i) into
+ * the counter stack, then out[i] = (out[f - 1], or start when f = 0) OP v.
+ * Also the scan of an aligned block that starts after a known prefix: start
+ * is that prefix, i the index inside the block (every prefix but the block's
+ * last, which the counter over the blocks gives). */
+#define RB_SCAN_PUSH(stack, out, i, v, start, OP)                                               \
+  do {                                                                                          \
+    RB_COUNTER_PUSH(stack, i, v, OP);                                                           \
+    const int64_t rb_f_ = rb_scan_block_first(i);                                               \
+    (out)[i] = OP(rb_f_ ? (out)[rb_f_ - 1] : (start), (v));                                     \
+  } while (0)
+
 #endif /* RB_ORDER_H */

@@ -487,6 +487,41 @@ void NAME(rb_ref_conv2d_grad_bias)(int order, const int64_t *geo, const T *gy,
   rb_ref_leave(env);
 }
 
+/* docs/contract.md §5.2: every prefix s_k, then the exclusive shift. */
+void NAME(rb_ref_scan)(int order, int op, int term, int exclusive, int64_t n, const T *x,
+                       int64_t incx, const T *y, int64_t incy, T *out, int64_t incout) {
+  rb_ref_env env = rb_ref_enter();
+  T *s = rb_ref_alloc(n, sizeof(T));
+  const T start = op ? RB_PRODUCT_START(T) : RB_CHAIN_START(T);
+  if (order == 0) {
+    T acc = start;
+    for (int64_t k = 0; k < n; ++k) {
+      const T xk = x[k * incx];
+      if (op)
+        acc = RB_TIMES(acc, xk);
+      else if (term == 2)
+        acc = RB_REF_FMA(xk, y[k * incy], acc);
+      else
+        acc = RB_PLUS(acc, term == 1 ? RB_REF_FABS(xk) : xk);
+      s[k] = acc;
+    }
+  } else {
+    T stack[64] = {0}; /* a level is written before it is read */
+    for (int64_t k = 0; k < n; ++k) {
+      const T xk = x[k * incx];
+      T v = term == 2 ? xk * y[k * incy] : term == 1 ? RB_REF_FABS(xk) : xk;
+      if (op)
+        RB_SCAN_PUSH(stack, s, k, v, start, RB_TIMES);
+      else
+        RB_SCAN_PUSH(stack, s, k, v, start, RB_PLUS);
+    }
+  }
+  for (int64_t k = 0; k < n; ++k)
+    out[k * incout] = !exclusive ? s[k] : k ? s[k - 1] : op ? (T)1 : (T)0;
+  free(s);
+  rb_ref_leave(env);
+}
+
 #undef GEO_UNPACK
 #undef AT4
 #undef T

@@ -47,8 +47,12 @@
                                        const int64_t *xs, const T *gy, const int64_t *gys,     \
                                        T *gw, const int64_t *gws);                             \
   void rb_ref_conv2d_grad_bias_##SFX(int order, const int64_t *geo, const T *gy,               \
-                                     const int64_t *gys, T *gb, int64_t sgb);
+                                     const int64_t *gys, T *gb, int64_t sgb);                  \
+  void rb_ref_scan_##SFX(int order, int op, int term, int exclusive, int64_t n, const T *x,    \
+                         int64_t incx, const T *y, int64_t incy, T *out, int64_t incout);
 
+/* scan (docs/contract.md §5.2): op 0 cumsum, 1 cumprod (term 0 only); term 0 x_k, 1
+ * abs(x_k), 2 x_k*y_k; exclusive 0/1. out: n elements, never the inputs' memory. */
 /* geo, the convolution's geometry: {N, C, H, W, K, groups, R, S, P, Q, sh, sw, ph, pw, dh,
  * dw}: x[N, C, H, W], w[K, C/groups, R, S], y[N, K, P, Q]; ph, pw: the padding before the
  * first row and column (P and Q say where the windows end, so 'same' is any P, Q). */
