@@ -17,7 +17,14 @@ except ImportError as exc:  # only this subpackage needs torch; reproblas itself
         "'crlibm-py[torch]' (or torch==2.13.0); the rest of reproblas works without it"
     ) from exc
 
+from ._elementwise import cos, erf, exp, log, rsqrt, sin
 from ._functions import conv2d, linear, matmul
 from ._modules import Conv2d, Linear, convert
+from ._nn import (cross_entropy, gelu, layer_norm, log_softmax, logsumexp, mean, mse_loss,
+                  nll_loss, relu, rms_norm, sigmoid, silu, softmax, sum, tanh, var)
 
-__all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert"]
+__all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
+           "exp", "log", "sin", "cos", "tanh", "erf", "rsqrt",
+           "relu", "sigmoid", "silu", "gelu", "softmax", "log_softmax", "logsumexp",
+           "sum", "mean", "var", "layer_norm", "rms_norm",
+           "mse_loss", "nll_loss", "cross_entropy"]
