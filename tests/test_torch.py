@@ -211,7 +211,7 @@ def test_state_dicts_load_both_ways(make):
 
 
 def test_convert_swaps_modules_and_shares_parameters():
-    class Custom(torch.nn.Linear):  # a subclass may compute otherwise: left alone
+    class Custom(torch.nn.Linear):  # a subclass may compute otherwise: kept only on request
         pass
 
     model = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.Flatten(),
@@ -219,10 +219,13 @@ def test_convert_swaps_modules_and_shares_parameters():
                                 torch.nn.Linear(4, 2, dtype=torch.float64))
     model.eval()
     params = list(model.parameters())
-    same = rt.convert(model, order="pairwise")
+    with pytest.raises(TypeError, match=r"3\.1 \(.*Custom: a subclass of torch.nn.*Linear"):
+        rt.convert(model)
+    assert type(model[0]) is torch.nn.Conv2d  # nothing changed before the error
+    same = rt.convert(model, order="pairwise", keep=Custom)
     assert same is model
     assert type(model[0]) is rt.Conv2d and type(model[3][0]) is rt.Linear
-    assert type(model[3][1]) is Custom and type(model[1]) is torch.nn.ReLU
+    assert type(model[3][1]) is Custom and type(model[1]) is rt.ReLU
     assert type(model[4]) is rt.Linear and model[4].weight.dtype == torch.float64
     assert all(p is q for p, q in zip(params, model.parameters()))
     assert not model[0].training and model[3][0].order == "pairwise"

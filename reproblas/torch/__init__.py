@@ -5,7 +5,7 @@ training with these layers gives the same bits on every thread count and CPU pat
 knobs REPROBLAS_NUM_THREADS and REPROBLAS_ISA, read at every call). CPU tensors of
 float32 or float64 only. See docs/torch.md.
 
-    model = reproblas.torch.convert(model)        # swap nn.Linear / nn.Conv2d in place
+    model = reproblas.torch.convert(model)        # swap the supported modules in place
 
 Needs PyTorch (``pip install 'crlibm-py[torch]'``, which pins torch 2.13.0).
 """
@@ -19,7 +19,8 @@ except ImportError as exc:  # only this subpackage needs torch; reproblas itself
 
 from ._elementwise import cos, erf, exp, log, rsqrt, sin
 from ._functions import conv2d, linear, matmul
-from ._modules import Conv2d, Linear, convert
+from ._modules import (GELU, Conv2d, CrossEntropyLoss, LayerNorm, Linear, LogSoftmax, MSELoss,
+                       NLLLoss, ReLU, RMSNorm, Sigmoid, SiLU, Softmax, Tanh, convert)
 from ._nn import (cross_entropy, gelu, layer_norm, log_softmax, logsumexp, mean, mse_loss,
                   nll_loss, relu, rms_norm, sigmoid, silu, softmax, sum, tanh, var)
 
@@ -27,4 +28,6 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "exp", "log", "sin", "cos", "tanh", "erf", "rsqrt",
            "relu", "sigmoid", "silu", "gelu", "softmax", "log_softmax", "logsumexp",
            "sum", "mean", "var", "layer_norm", "rms_norm",
-           "mse_loss", "nll_loss", "cross_entropy"]
+           "mse_loss", "nll_loss", "cross_entropy",
+           "ReLU", "Sigmoid", "Tanh", "SiLU", "GELU", "Softmax", "LogSoftmax", "LayerNorm",
+           "RMSNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss"]

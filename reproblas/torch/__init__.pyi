@@ -10,7 +10,9 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "exp", "log", "sin", "cos", "tanh", "erf", "rsqrt",
            "relu", "sigmoid", "silu", "gelu", "softmax", "log_softmax", "logsumexp",
            "sum", "mean", "var", "layer_norm", "rms_norm",
-           "mse_loss", "nll_loss", "cross_entropy"]
+           "mse_loss", "nll_loss", "cross_entropy",
+           "ReLU", "Sigmoid", "Tanh", "SiLU", "GELU", "Softmax", "LogSoftmax", "LayerNorm",
+           "RMSNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss"]
 
 _Pair = int | tuple[int, int]
 _Dims = int | Sequence[int] | None
@@ -44,9 +46,11 @@ class Conv2d(torch.nn.Conv2d):
     @classmethod
     def from_torch(cls, module: torch.nn.Conv2d, order: str = "sequential") -> Conv2d: ...
 
-# Replaces, in place, every module whose type is exactly torch.nn.Linear or torch.nn.Conv2d;
-# returns module, or its replacement (a subclass of module's type) if module is one of them.
-def convert(module: _M, *, order: str = "sequential") -> _M: ...
+# Replaces, in place, every module whose type is exactly one of the torch.nn types with a
+# reproblas version (the classes above and below); containers and the caller's own modules are
+# walked into; any other torch.nn module is a TypeError listing them, unless its type is in keep.
+def convert(module: _M, *, order: str = "sequential",
+            keep: type[torch.nn.Module] | tuple[type[torch.nn.Module], ...] = ()) -> _M: ...
 
 # ---- functional operations (docs/contract.md §5.7) ----
 # The crlibm_py functions and the ops built on them take float32 tensors; relu, sum, mean, var,
@@ -88,3 +92,88 @@ def cross_entropy(input: torch.Tensor, target: torch.Tensor,
                   weight: torch.Tensor | None = None, ignore_index: int = -100,
                   reduction: _Reduction = "mean", label_smoothing: float = 0.0, *,
                   order: str = "sequential") -> torch.Tensor: ...
+
+# ---- modules: subclasses of the torch.nn module of the same name, built with the same
+# arguments plus order=; from_torch(module, order) shares the module's parameters ----
+class ReLU(torch.nn.ReLU):
+    order: str
+    def __init__(self, inplace: bool = False, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.ReLU, order: str = "sequential") -> ReLU: ...
+
+class Sigmoid(torch.nn.Sigmoid):
+    order: str
+    def __init__(self, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.Sigmoid, order: str = "sequential") -> Sigmoid: ...
+
+class Tanh(torch.nn.Tanh):
+    order: str
+    def __init__(self, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.Tanh, order: str = "sequential") -> Tanh: ...
+
+class SiLU(torch.nn.SiLU):
+    order: str
+    def __init__(self, inplace: bool = False, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.SiLU, order: str = "sequential") -> SiLU: ...
+
+class GELU(torch.nn.GELU):
+    order: str
+    def __init__(self, approximate: str = "none", *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.GELU, order: str = "sequential") -> GELU: ...
+
+class Softmax(torch.nn.Softmax):
+    order: str
+    def __init__(self, dim: int | None = None, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.Softmax, order: str = "sequential") -> Softmax: ...
+
+class LogSoftmax(torch.nn.LogSoftmax):
+    order: str
+    def __init__(self, dim: int | None = None, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.LogSoftmax,
+                   order: str = "sequential") -> LogSoftmax: ...
+
+class LayerNorm(torch.nn.LayerNorm):
+    order: str
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any = None,
+                 dtype: torch.dtype | None = None, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.LayerNorm, order: str = "sequential") -> LayerNorm: ...
+
+class RMSNorm(torch.nn.RMSNorm):
+    order: str
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None,
+                 dtype: torch.dtype | None = None, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.RMSNorm, order: str = "sequential") -> RMSNorm: ...
+
+class MSELoss(torch.nn.MSELoss):
+    order: str
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                 *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.MSELoss, order: str = "sequential") -> MSELoss: ...
+
+class NLLLoss(torch.nn.NLLLoss):
+    order: str
+    def __init__(self, weight: torch.Tensor | None = None, size_average: Any = None,
+                 ignore_index: int = -100, reduce: Any = None, reduction: str = "mean", *,
+                 order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.NLLLoss, order: str = "sequential") -> NLLLoss: ...
+
+class CrossEntropyLoss(torch.nn.CrossEntropyLoss):
+    order: str
+    def __init__(self, weight: torch.Tensor | None = None, size_average: Any = None,
+                 ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.CrossEntropyLoss,
+                   order: str = "sequential") -> CrossEntropyLoss: ...

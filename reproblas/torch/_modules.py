@@ -1,12 +1,16 @@
-"""Modules: drop-in subclasses of torch.nn.Linear and torch.nn.Conv2d, and convert().
+"""Modules: drop-in subclasses of torch.nn modules, and convert().
 
 They keep their parent's parameters, names and initialisation, so state dicts load in
 both directions; only forward (and with it backward) runs on reproblas.
 """
+import copy
+import inspect
+
 import torch
 
 from reproblas import _validate
 
+from . import _nn
 from ._functions import conv2d, linear
 
 
@@ -98,25 +102,230 @@ class Conv2d(_Reproducible, torch.nn.Conv2d):
                          padding_mode=module.padding_mode)
 
 
-_REPLACEMENTS = {torch.nn.Linear: Linear, torch.nn.Conv2d: Conv2d}
+class _Converted(_Reproducible):
+    """A torch.nn module whose forward is the reproblas op of the same name; built like its
+    parent (same arguments and state dict) with an extra ``order=`` keyword."""
+
+    def __init_subclass__(cls, **kwargs):
+        """Each module's __init__ takes its torch parent's arguments plus order=, and says so
+        in its signature (the stubs are checked against it)."""
+        super().__init_subclass__(**kwargs)
+        parent = next(b for b in cls.__mro__ if b.__module__.startswith("torch."))
+        sig = inspect.signature(parent.__init__)
+        params = [p for p in sig.parameters.values()
+                  if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+        params.append(inspect.Parameter("order", inspect.Parameter.KEYWORD_ONLY,
+                                        default="sequential"))
+
+        def __init__(self, *args, order="sequential", **kw):
+            parent.__init__(self, *args, **kw)
+            self._set_order(order)
+
+        __init__.__signature__ = sig.replace(parameters=params)
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        __init__.__doc__ = f"As torch.nn.{parent.__name__}, plus order= (the summation order)."
+        cls.__init__ = __init__
+
+    @classmethod
+    def from_torch(cls, module, order="sequential"):
+        """The reproblas version of a module of the parent type, sharing its parameters,
+        buffers and attributes (the parent's __init__ is not run again)."""
+        new = copy.copy(module)
+        for name in ("_parameters", "_buffers", "_modules"):
+            setattr(new, name, dict(getattr(module, name)))
+        new.__class__ = cls
+        new._set_order(order)
+        return new
 
 
-def convert(module, *, order="sequential"):
-    """Swap every ``torch.nn.Linear`` and ``torch.nn.Conv2d`` in module for reproblas's.
+class ReLU(_Converted, torch.nn.ReLU):
+    """:class:`torch.nn.ReLU` (exact; ``inplace`` is accepted and ignored)."""
 
-    Walks the module tree and replaces each module whose type is exactly
-    ``torch.nn.Linear`` or ``torch.nn.Conv2d`` (subclasses, which may compute otherwise,
-    are left alone) by :class:`Linear` / :class:`Conv2d` sharing its parameters, so an
-    optimizer made before or after the call trains the same tensors. Hooks registered on
-    a replaced module are not carried over.
+    def forward(self, input):
+        return _nn.relu(input)
+
+
+class Sigmoid(_Converted, torch.nn.Sigmoid):
+    """:class:`torch.nn.Sigmoid` through the correctly rounded exp."""
+
+    def forward(self, input):
+        return _nn.sigmoid(input)
+
+
+class Tanh(_Converted, torch.nn.Tanh):
+    """:class:`torch.nn.Tanh`, the correctly rounded tanh."""
+
+    def forward(self, input):
+        return _nn.tanh(input)
+
+
+class SiLU(_Converted, torch.nn.SiLU):
+    """:class:`torch.nn.SiLU`: ``x ⊗ sigmoid(x)``."""
+
+    def forward(self, input):
+        return _nn.silu(input)
+
+
+class GELU(_Converted, torch.nn.GELU):
+    """:class:`torch.nn.GELU` through erf, or tanh with ``approximate='tanh'``."""
+
+    def forward(self, input):
+        return _nn.gelu(input, self.approximate)
+
+
+def _explicit_dim(module):
+    if module.dim is None:
+        raise ValueError(f"reproblas.torch.{type(module).__name__}: dim=None (PyTorch's "
+                         f"implicit choice of axis) is not supported: give dim")
+
+
+class Softmax(_Converted, torch.nn.Softmax):
+    """:class:`torch.nn.Softmax` (an explicit ``dim`` only)."""
+
+    def forward(self, input):
+        _explicit_dim(self)
+        return _nn.softmax(input, self.dim, order=self.order)
+
+
+class LogSoftmax(_Converted, torch.nn.LogSoftmax):
+    """:class:`torch.nn.LogSoftmax` (an explicit ``dim`` only)."""
+
+    def forward(self, input):
+        _explicit_dim(self)
+        return _nn.log_softmax(input, self.dim, order=self.order)
+
+
+class LayerNorm(_Converted, torch.nn.LayerNorm):
+    """:class:`torch.nn.LayerNorm`: two-pass mean and variance, crlibm rsqrt."""
+
+    def forward(self, input):
+        return _nn.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps,
+                              order=self.order)
+
+
+class RMSNorm(_Converted, torch.nn.RMSNorm):
+    """:class:`torch.nn.RMSNorm`: ordered sum of squares, crlibm rsqrt."""
+
+    def forward(self, input):
+        return _nn.rms_norm(input, self.normalized_shape, self.weight, self.eps,
+                            order=self.order)
+
+
+class MSELoss(_Converted, torch.nn.MSELoss):
+    """:class:`torch.nn.MSELoss`."""
+
+    def forward(self, input, target):
+        return _nn.mse_loss(input, target, self.reduction, order=self.order)
+
+
+class NLLLoss(_Converted, torch.nn.NLLLoss):
+    """:class:`torch.nn.NLLLoss`."""
+
+    def forward(self, input, target):
+        return _nn.nll_loss(input, target, self.weight, self.ignore_index, self.reduction,
+                            order=self.order)
+
+
+class CrossEntropyLoss(_Converted, torch.nn.CrossEntropyLoss):
+    """:class:`torch.nn.CrossEntropyLoss` (ignore_index, label_smoothing, weight,
+    class-probability targets)."""
+
+    def forward(self, input, target):
+        return _nn.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
+                                 self.label_smoothing, order=self.order)
+
+
+_REPLACEMENTS = {torch.nn.Linear: Linear, torch.nn.Conv2d: Conv2d, torch.nn.ReLU: ReLU,
+                 torch.nn.Sigmoid: Sigmoid, torch.nn.Tanh: Tanh, torch.nn.SiLU: SiLU,
+                 torch.nn.GELU: GELU, torch.nn.Softmax: Softmax,
+                 torch.nn.LogSoftmax: LogSoftmax, torch.nn.LayerNorm: LayerNorm,
+                 torch.nn.RMSNorm: RMSNorm, torch.nn.MSELoss: MSELoss,
+                 torch.nn.NLLLoss: NLLLoss, torch.nn.CrossEntropyLoss: CrossEntropyLoss}
+_OURS = frozenset(_REPLACEMENTS.values())
+# Stock modules that compute nothing themselves: convert walks into them.
+_STRUCTURE = (torch.nn.Sequential, torch.nn.ModuleList, torch.nn.ModuleDict,
+              torch.nn.ParameterList, torch.nn.ParameterDict, torch.nn.Identity,
+              torch.nn.Flatten, torch.nn.Unflatten)
+
+
+def _stock_base(cls):
+    """The first class of cls's MRO that PyTorch defines."""
+    for base in cls.__mro__:
+        if base.__module__.startswith("torch."):
+            return base
+    return torch.nn.Module
+
+
+def _problem(module):
+    """Why module cannot be converted, or None (also None for modules walked into)."""
+    cls = type(module)
+    if cls in _REPLACEMENTS:
+        if isinstance(module, torch.nn.Conv2d) and module.padding_mode != "zeros":
+            return f"padding_mode={module.padding_mode!r} (only 'zeros')"
+        if isinstance(module, (torch.nn.Softmax, torch.nn.LogSoftmax)) and module.dim is None:
+            return "dim=None (give dim explicitly)"
+        return None
+    if cls in _OURS:
+        return None
+    base = _stock_base(cls)
+    if base is torch.nn.Module or issubclass(base, _STRUCTURE):
+        return None  # the caller's own code, or a container: its children are converted
+    if base is cls:
+        return "no reproducible version"
+    return f"a subclass of {base.__module__}.{base.__qualname__}, which may compute otherwise"
+
+
+def _walk(module, prefix, keep, found):
+    """Collect (name, type, reason) of the modules convert cannot handle."""
+    if keep and isinstance(module, keep):
+        return
+    reason = _problem(module)
+    if reason is not None:
+        found.append((prefix or "(the module itself)", type(module), reason))
+        return
+    if type(module) in _REPLACEMENTS or type(module) in _OURS:
+        return
+    for name, child in module.named_children():
+        _walk(child, f"{prefix}.{name}" if prefix else name, keep, found)
+
+
+def _replace(module, order, keep):
+    if keep and isinstance(module, keep):
+        return module
+    replacement = _REPLACEMENTS.get(type(module))
+    if replacement is not None:
+        return replacement.from_torch(module, order)
+    if type(module) in _OURS:
+        return module
+    for name, child in list(module.named_children()):
+        setattr(module, name, _replace(child, order, keep))
+    return module
+
+
+def convert(module, *, order="sequential", keep=()):
+    """Swap every module of model that has a reproblas version for it; refuse the others.
+
+    Walks the module tree. A module whose type is exactly one of ``torch.nn.Linear``,
+    ``Conv2d``, ``ReLU``, ``Sigmoid``, ``Tanh``, ``SiLU``, ``GELU``, ``Softmax``,
+    ``LogSoftmax``, ``LayerNorm``, ``RMSNorm``, ``MSELoss``, ``NLLLoss`` or
+    ``CrossEntropyLoss`` is replaced by the reproblas module sharing its parameters, so an
+    optimizer made before or after the call trains the same tensors. Containers
+    (``Sequential``, ``ModuleList``, ``ModuleDict``, ``Identity``, ``Flatten``, ...) and
+    modules of the caller's own classes (subclasses of ``torch.nn.Module``) are walked into;
+    their own ``forward`` code is not changed. Any other PyTorch module (``BatchNorm2d``,
+    ``Dropout``, ``MultiheadAttention``, a subclass of ``Linear``, ...) is an error that lists
+    them all, raised before anything is changed, unless its type is in `keep`: then it is
+    left as it is, children included, and is not reproducible.
 
     Parameters
     ----------
     module : torch.nn.Module
-        Changed in place (its children); returned, or its replacement if module itself is a
-        Linear or Conv2d.
+        Changed in place (its children); returned, or its replacement if module itself is
+        replaced.
     order : {'sequential', 'pairwise'}
         Summation order of the new modules.
+    keep : type or tuple of types
+        Module types to leave as PyTorch's, knowingly.
 
     Returns
     -------
@@ -125,17 +334,30 @@ def convert(module, *, order="sequential"):
     Raises
     ------
     TypeError
-        module is not a torch.nn.Module.
+        module is not a torch.nn.Module, keep holds something else than module types, or
+        modules without a reproducible version (listed) are not in keep.
     ValueError
-        A Conv2d with a padding_mode other than 'zeros', or an unknown order.
+        An unknown order, or only modules of supported types with unsupported settings
+        (listed: a Conv2d padding_mode other than 'zeros', a Softmax without dim).
     """
     _validate.order(order, "torch.convert")
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"reproblas.torch.convert: module must be a torch.nn.Module, got "
                         f"{type(module).__name__}")
-    replacement = _REPLACEMENTS.get(type(module))
-    if replacement is not None:
-        return replacement.from_torch(module, order)
-    for name, child in list(module.named_children()):
-        setattr(module, name, convert(child, order=order))
-    return module
+    keep = (keep,) if isinstance(keep, type) else tuple(keep)
+    for k in keep:
+        if not (isinstance(k, type) and issubclass(k, torch.nn.Module)):
+            raise TypeError(f"reproblas.torch.convert: keep must hold torch.nn.Module types, "
+                            f"got {k!r}")
+    found = []
+    _walk(module, "", keep, found)
+    if found:
+        lines = "; ".join(f"{name} ({t.__module__}.{t.__qualname__}: {why})"
+                          for name, t, why in found)
+        types = ", ".join(sorted({f"{t.__module__}.{t.__qualname__}" for _, t, _ in found}))
+        # a supported type with an unsupported setting is a ValueError, as from_torch's
+        error = ValueError if all(t in _REPLACEMENTS for _, t, _ in found) else TypeError
+        raise error(f"reproblas.torch.convert: these modules cannot be made reproducible: "
+                    f"{lines}. Pass keep=({types},) to leave them as PyTorch's (not "
+                    f"reproducible)")
+    return _replace(module, order, keep)
