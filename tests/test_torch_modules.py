@@ -29,6 +29,10 @@ MODULES = [  # (torch module, ours, a call)
     (lambda: nn.RMSNorm(6, eps=1e-6), rt.RMSNorm, lambda m, x, t: m(x)),
     (lambda: nn.MSELoss(reduction="sum"), rt.MSELoss, lambda m, x, t: m(x, x.flip(0))),
     (lambda: nn.NLLLoss(), rt.NLLLoss, lambda m, x, t: m(x, t)),
+    (lambda: nn.BatchNorm1d(6), rt.BatchNorm1d, lambda m, x, t: m(x)),
+    (lambda: nn.BatchNorm1d(6, momentum=None).eval(), rt.BatchNorm1d, lambda m, x, t: m(x)),
+    (lambda: nn.Dropout(0.0), rt.Dropout, lambda m, x, t: m(x)),
+    (lambda: nn.Embedding(6, 3, padding_idx=1), rt.Embedding, lambda m, x, t: m(t)),
     (lambda: nn.CrossEntropyLoss(torch.linspace(0.5, 1.5, 6), ignore_index=1,
                                  label_smoothing=0.1), rt.CrossEntropyLoss,
      lambda m, x, t: m(x, t)),
@@ -53,10 +57,12 @@ def test_module_matches_torch_module(make, ours, call):
     fresh = make()
     kwargs = {k: getattr(fresh, k) for k in ("dim", "approximate", "normalized_shape", "eps",
                                             "elementwise_affine", "reduction", "ignore_index",
-                                            "label_smoothing") if hasattr(fresh, k)}
+                                            "label_smoothing", "num_features", "momentum",
+                                            "p", "num_embeddings", "embedding_dim",
+                                            "padding_idx") if hasattr(fresh, k)}
     if isinstance(fresh, nn.CrossEntropyLoss):
         kwargs["weight"] = fresh.weight
-    built = ours(**kwargs, order="sequential")
+    built = ours(**kwargs, order="sequential").train(fresh.training)
     assert built.state_dict().keys() == theirs.state_dict().keys()
     built.load_state_dict(theirs.state_dict())
     theirs.load_state_dict(built.state_dict())
@@ -80,14 +86,15 @@ class Block(nn.Module):
 
 
 def test_convert_replaces_every_supported_module():
-    model = nn.Sequential(nn.Linear(4, 8), Block(), nn.Identity(), nn.Flatten(), nn.Linear(8, 3), nn.LogSoftmax(1))
+    model = nn.Sequential(nn.Linear(4, 8), Block(), nn.Identity(), nn.Dropout(0.2), nn.Flatten(), nn.Linear(8, 3), nn.LogSoftmax(1))
     params = list(model.parameters())
     x = torch.randn(5, 4)
+    model.eval()
     before = model(x)
     assert rt.convert(model, order="pairwise") is model
     kinds = {type(m) for m in model.modules()}
     assert kinds == {nn.Sequential, Block, nn.ModuleList, nn.Identity, nn.Flatten, rt.Linear,
-                     rt.LayerNorm, rt.GELU, rt.RMSNorm, rt.SiLU, rt.LogSoftmax}
+                     rt.LayerNorm, rt.GELU, rt.RMSNorm, rt.SiLU, rt.LogSoftmax, rt.Dropout}
     assert all(p is q for p, q in zip(params, model.parameters()))
     assert all(m.order == "pairwise" for m in model.modules() if hasattr(m, "order"))
     torch.testing.assert_close(model(x), before, rtol=1e-5, atol=1e-5)
@@ -95,25 +102,27 @@ def test_convert_replaces_every_supported_module():
 
 
 def test_convert_lists_every_module_it_cannot_convert():
-    model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
-                          nn.Sequential(nn.Dropout(0.1), nn.MaxPool2d(2)), nn.Flatten(),
-                          nn.Linear(4, 2))
+    model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.GroupNorm(2, 4), nn.ReLU(),
+                          nn.Sequential(nn.Upsample(scale_factor=2), nn.MaxPool2d(2, ceil_mode=True)),
+                          nn.Flatten(), nn.Linear(4, 2))
     with pytest.raises(TypeError) as err:
         rt.convert(model)
     msg = str(err.value)
-    for name, kind in (("1", "BatchNorm2d"), ("3.0", "Dropout"), ("3.1", "MaxPool2d")):
+    for name, kind in (("1", "GroupNorm"), ("3.0", "Upsample"), ("3.1", "MaxPool2d: ceil_mode")):
         assert f"{name} (torch.nn.modules." in msg and kind in msg
     assert "keep=(" in msg and "Conv2d" not in msg.split("keep=")[1]
     assert type(model[0]) is nn.Conv2d and type(model[2]) is nn.ReLU  # nothing changed
-    rt.convert(model, keep=(nn.BatchNorm2d, nn.Dropout, nn.MaxPool2d))
+    rt.convert(model, keep=(nn.GroupNorm, nn.Upsample, nn.MaxPool2d))
     assert type(model[0]) is rt.Conv2d and type(model[2]) is rt.ReLU
-    assert type(model[1]) is nn.BatchNorm2d and type(model[3][0]) is nn.Dropout
+    assert type(model[1]) is nn.GroupNorm and type(model[3][1]) is nn.MaxPool2d
     mha = nn.MultiheadAttention(4, 2)
     with pytest.raises(TypeError, match="MultiheadAttention"):
         rt.convert(nn.Sequential(mha))
     # a kept module is left whole: its own children are not converted either
     rt.convert(nn.Sequential(mha), keep=nn.MultiheadAttention)
     assert type(mha.out_proj) is nn.modules.linear.NonDynamicallyQuantizableLinear
+    with pytest.raises(ValueError, match="sparse"):
+        rt.convert(nn.Embedding(3, 2, sparse=True))
 
 
 def test_convert_bad_arguments():

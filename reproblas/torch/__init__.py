@@ -19,8 +19,12 @@ except ImportError as exc:  # only this subpackage needs torch; reproblas itself
 
 from ._elementwise import cos, erf, exp, log, rsqrt, sin
 from ._functions import conv2d, linear, matmul
-from ._modules import (GELU, Conv2d, CrossEntropyLoss, LayerNorm, Linear, LogSoftmax, MSELoss,
-                       NLLLoss, ReLU, RMSNorm, Sigmoid, SiLU, Softmax, Tanh, convert)
+from ._layers import (adaptive_avg_pool2d, avg_pool2d, batch_norm, dropout, embedding,
+                      max_pool2d, scaled_dot_product_attention)
+from ._modules import (GELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d,
+                       CrossEntropyLoss, Dropout, Embedding, LayerNorm, Linear, LogSoftmax,
+                       MaxPool2d, MSELoss, NLLLoss, ReLU, RMSNorm, Sigmoid, SiLU, Softmax, Tanh,
+                       convert)
 from ._nn import (cross_entropy, gelu, layer_norm, log_softmax, logsumexp, mean, mse_loss,
                   nll_loss, relu, rms_norm, sigmoid, silu, softmax, sum, tanh, var)
 
@@ -30,4 +34,8 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "sum", "mean", "var", "layer_norm", "rms_norm",
            "mse_loss", "nll_loss", "cross_entropy",
            "ReLU", "Sigmoid", "Tanh", "SiLU", "GELU", "Softmax", "LogSoftmax", "LayerNorm",
-           "RMSNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss"]
+           "RMSNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss",
+           "batch_norm", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d", "embedding",
+           "dropout", "scaled_dot_product_attention",
+           "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
+           "Embedding", "Dropout"]

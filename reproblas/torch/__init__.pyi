@@ -12,7 +12,11 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "sum", "mean", "var", "layer_norm", "rms_norm",
            "mse_loss", "nll_loss", "cross_entropy",
            "ReLU", "Sigmoid", "Tanh", "SiLU", "GELU", "Softmax", "LogSoftmax", "LayerNorm",
-           "RMSNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss"]
+           "RMSNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss",
+           "batch_norm", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d", "embedding",
+           "dropout", "scaled_dot_product_attention",
+           "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
+           "Embedding", "Dropout"]
 
 _Pair = int | tuple[int, int]
 _Dims = int | Sequence[int] | None
@@ -177,3 +181,92 @@ class CrossEntropyLoss(torch.nn.CrossEntropyLoss):
     @classmethod
     def from_torch(cls, module: torch.nn.CrossEntropyLoss,
                    order: str = "sequential") -> CrossEntropyLoss: ...
+
+# ---- batch norm, pooling, embedding, dropout, attention (docs/contract.md §5.7) ----
+def batch_norm(input: torch.Tensor, running_mean: torch.Tensor | None,
+               running_var: torch.Tensor | None, weight: torch.Tensor | None = None,
+               bias: torch.Tensor | None = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5, *, order: str = "sequential") -> torch.Tensor: ...
+def avg_pool2d(input: torch.Tensor, kernel_size: _Pair, stride: _Pair | None = None,
+               padding: _Pair = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None, *,
+               order: str = "sequential") -> torch.Tensor: ...
+def adaptive_avg_pool2d(input: torch.Tensor,
+                        output_size: int | None | tuple[int | None, int | None], *,
+                        order: str = "sequential") -> torch.Tensor: ...
+def max_pool2d(input: torch.Tensor, kernel_size: _Pair, stride: _Pair | None = None,
+               padding: _Pair = 0, dilation: _Pair = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> torch.Tensor: ...
+def embedding(input: torch.Tensor, weight: torch.Tensor,
+              padding_idx: int | None = None) -> torch.Tensor: ...
+def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, *, seed: int,
+            offset: int = 0) -> torch.Tensor: ...
+def scaled_dot_product_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                                 attn_mask: torch.Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None, *,
+                                 order: str = "sequential") -> torch.Tensor: ...
+
+class BatchNorm1d(torch.nn.BatchNorm1d):
+    order: str
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: torch.dtype | None = None, *, bias: bool = True,
+                 order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.BatchNorm1d,
+                   order: str = "sequential") -> BatchNorm1d: ...
+
+class BatchNorm2d(torch.nn.BatchNorm2d):
+    order: str
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: torch.dtype | None = None, *, bias: bool = True,
+                 order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.BatchNorm2d,
+                   order: str = "sequential") -> BatchNorm2d: ...
+
+class AvgPool2d(torch.nn.AvgPool2d):
+    order: str
+    def __init__(self, kernel_size: _Pair, stride: _Pair | None = None, padding: _Pair = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.AvgPool2d, order: str = "sequential") -> AvgPool2d: ...
+
+class AdaptiveAvgPool2d(torch.nn.AdaptiveAvgPool2d):
+    order: str
+    def __init__(self, output_size: int | None | tuple[int | None, int | None], *,
+                 order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.AdaptiveAvgPool2d,
+                   order: str = "sequential") -> AdaptiveAvgPool2d: ...
+
+class MaxPool2d(torch.nn.MaxPool2d):
+    order: str
+    def __init__(self, kernel_size: _Pair, stride: _Pair | None = None, padding: _Pair = 0,
+                 dilation: _Pair = 1, return_indices: bool = False, ceil_mode: bool = False, *,
+                 order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.MaxPool2d, order: str = "sequential") -> MaxPool2d: ...
+
+class Embedding(torch.nn.Embedding):
+    order: str
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: torch.Tensor | None = None, _freeze: bool = False, device: Any = None,
+                 dtype: torch.dtype | None = None, *, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.Embedding, order: str = "sequential") -> Embedding: ...
+
+# The k-th call in training mode uses the mask of seed + k (calls counts them).
+class Dropout(torch.nn.Dropout):
+    order: str
+    seed: int
+    calls: int
+    def __init__(self, p: float = 0.5, inplace: bool = False, *, seed: int = 0,
+                 order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.Dropout, order: str = "sequential",
+                   seed: int = 0) -> Dropout: ...

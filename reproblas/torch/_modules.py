@@ -10,7 +10,7 @@ import torch
 
 from reproblas import _validate
 
-from . import _nn
+from . import _layers, _nn
 from ._functions import conv2d, linear
 
 
@@ -110,7 +110,11 @@ class _Converted(_Reproducible):
         """Each module's __init__ takes its torch parent's arguments plus order=, and says so
         in its signature (the stubs are checked against it)."""
         super().__init_subclass__(**kwargs)
-        parent = next(b for b in cls.__mro__ if b.__module__.startswith("torch."))
+        if "__init__" in cls.__dict__:
+            return
+        parent = next((b for b in cls.__mro__ if b.__module__.startswith("torch.")), None)
+        if parent is None:  # an intermediate base (_BatchNorm)
+            return
         sig = inspect.signature(parent.__init__)
         params = [p for p in sig.parameters.values()
                   if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
@@ -235,7 +239,92 @@ class CrossEntropyLoss(_Converted, torch.nn.CrossEntropyLoss):
                                  self.label_smoothing, order=self.order)
 
 
-_REPLACEMENTS = {torch.nn.Linear: Linear, torch.nn.Conv2d: Conv2d, torch.nn.ReLU: ReLU,
+class _BatchNorm(_Converted):
+    def forward(self, input):  # PyTorch's own bookkeeping (torch.nn.modules.batchnorm)
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked)
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        stats = not self.training or self.track_running_stats
+        return _layers.batch_norm(input, self.running_mean if stats else None,
+                                  self.running_var if stats else None, self.weight, self.bias,
+                                  use_batch, factor, self.eps, order=self.order)
+
+
+class BatchNorm1d(_BatchNorm, torch.nn.BatchNorm1d):
+    """:class:`torch.nn.BatchNorm1d` (docs/contract.md §5.7, float32)."""
+
+
+class BatchNorm2d(_BatchNorm, torch.nn.BatchNorm2d):
+    """:class:`torch.nn.BatchNorm2d` (docs/contract.md §5.7, float32)."""
+
+
+class AvgPool2d(_Converted, torch.nn.AvgPool2d):
+    """:class:`torch.nn.AvgPool2d` (no ceil_mode)."""
+
+    def forward(self, input):
+        return _layers.avg_pool2d(input, self.kernel_size, self.stride, self.padding,
+                                  self.ceil_mode, self.count_include_pad, self.divisor_override,
+                                  order=self.order)
+
+
+class AdaptiveAvgPool2d(_Converted, torch.nn.AdaptiveAvgPool2d):
+    """:class:`torch.nn.AdaptiveAvgPool2d` (output sizes that divide the input's)."""
+
+    def forward(self, input):
+        return _layers.adaptive_avg_pool2d(input, self.output_size, order=self.order)
+
+
+class MaxPool2d(_Converted, torch.nn.MaxPool2d):
+    """:class:`torch.nn.MaxPool2d` (no return_indices)."""
+
+    def forward(self, input):
+        return _layers.max_pool2d(input, self.kernel_size, self.stride, self.padding,
+                                  self.dilation, self.ceil_mode, self.return_indices)
+
+
+class Embedding(_Converted, torch.nn.Embedding):
+    """:class:`torch.nn.Embedding` (no max_norm, scale_grad_by_freq or sparse)."""
+
+    def forward(self, input):
+        if self.max_norm is not None or self.scale_grad_by_freq or self.sparse:
+            raise ValueError("reproblas.torch.Embedding: max_norm, scale_grad_by_freq and "
+                             "sparse are not supported")
+        return _layers.embedding(input, self.weight, self.padding_idx)
+
+
+class Dropout(_Converted, torch.nn.Dropout):
+    """:class:`torch.nn.Dropout` with the counter-based mask of docs/contract.md §5.7: the
+    k-th call in training mode (k = 0, 1, ...; the count ``calls`` is not in the state dict)
+    uses ``seed + k``."""
+
+    def __init__(self, p=0.5, inplace=False, *, seed=0, order="sequential"):
+        torch.nn.Dropout.__init__(self, p, inplace)
+        self._set_order(order)
+        self.seed, self.calls = seed, 0
+
+    @classmethod
+    def from_torch(cls, module, order="sequential", seed=0):
+        new = super().from_torch(module, order)
+        new.seed, new.calls = seed, 0
+        return new
+
+    def forward(self, input):
+        if not self.training or self.p == 0.0:
+            return input
+        out = _layers.dropout(input, self.p, True, seed=self.seed + self.calls)
+        self.calls += 1
+        return out
+
+
+_REPLACEMENTS = {torch.nn.BatchNorm1d: BatchNorm1d, torch.nn.BatchNorm2d: BatchNorm2d,
+                 torch.nn.AvgPool2d: AvgPool2d, torch.nn.AdaptiveAvgPool2d: AdaptiveAvgPool2d,
+                 torch.nn.MaxPool2d: MaxPool2d, torch.nn.Embedding: Embedding,
+                 torch.nn.Dropout: Dropout}
+_REPLACEMENTS |= {torch.nn.Linear: Linear, torch.nn.Conv2d: Conv2d, torch.nn.ReLU: ReLU,
                  torch.nn.Sigmoid: Sigmoid, torch.nn.Tanh: Tanh, torch.nn.SiLU: SiLU,
                  torch.nn.GELU: GELU, torch.nn.Softmax: Softmax,
                  torch.nn.LogSoftmax: LogSoftmax, torch.nn.LayerNorm: LayerNorm,
@@ -264,6 +353,11 @@ def _problem(module):
             return f"padding_mode={module.padding_mode!r} (only 'zeros')"
         if isinstance(module, (torch.nn.Softmax, torch.nn.LogSoftmax)) and module.dim is None:
             return "dim=None (give dim explicitly)"
+        if getattr(module, "ceil_mode", False) or getattr(module, "return_indices", False):
+            return "ceil_mode / return_indices (not supported)"
+        if isinstance(module, torch.nn.Embedding) and (
+                module.max_norm is not None or module.scale_grad_by_freq or module.sparse):
+            return "max_norm / scale_grad_by_freq / sparse (not supported)"
         return None
     if cls in _OURS:
         return None
@@ -307,13 +401,15 @@ def convert(module, *, order="sequential", keep=()):
 
     Walks the module tree. A module whose type is exactly one of ``torch.nn.Linear``,
     ``Conv2d``, ``ReLU``, ``Sigmoid``, ``Tanh``, ``SiLU``, ``GELU``, ``Softmax``,
-    ``LogSoftmax``, ``LayerNorm``, ``RMSNorm``, ``MSELoss``, ``NLLLoss`` or
-    ``CrossEntropyLoss`` is replaced by the reproblas module sharing its parameters, so an
+    ``LogSoftmax``, ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d``, ``BatchNorm2d``,
+    ``AvgPool2d``, ``AdaptiveAvgPool2d``, ``MaxPool2d``, ``Embedding``, ``Dropout`` (seed 0:
+    set ``module.seed`` afterwards), ``MSELoss``, ``NLLLoss`` or ``CrossEntropyLoss`` is
+    replaced by the reproblas module sharing its parameters, so an
     optimizer made before or after the call trains the same tensors. Containers
     (``Sequential``, ``ModuleList``, ``ModuleDict``, ``Identity``, ``Flatten``, ...) and
     modules of the caller's own classes (subclasses of ``torch.nn.Module``) are walked into;
-    their own ``forward`` code is not changed. Any other PyTorch module (``BatchNorm2d``,
-    ``Dropout``, ``MultiheadAttention``, a subclass of ``Linear``, ...) is an error that lists
+    their own ``forward`` code is not changed. Any other PyTorch module (``GroupNorm``,
+    ``MultiheadAttention``, a subclass of ``Linear``, ...) is an error that lists
     them all, raised before anything is changed, unless its type is in `keep`: then it is
     left as it is, children included, and is not reproducible.
 
