@@ -86,7 +86,8 @@ class Block(nn.Module):
 
 
 def test_convert_replaces_every_supported_module():
-    model = nn.Sequential(nn.Linear(4, 8), Block(), nn.Identity(), nn.Dropout(0.2), nn.Flatten(), nn.Linear(8, 3), nn.LogSoftmax(1))
+    model = nn.Sequential(nn.Linear(4, 8), Block(), nn.Identity(), nn.Dropout(0.2),
+                          nn.Flatten(), nn.Linear(8, 3), nn.LogSoftmax(1))
     params = list(model.parameters())
     x = torch.randn(5, 4)
     model.eval()
@@ -103,7 +104,8 @@ def test_convert_replaces_every_supported_module():
 
 def test_convert_lists_every_module_it_cannot_convert():
     model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.GroupNorm(2, 4), nn.ReLU(),
-                          nn.Sequential(nn.Upsample(scale_factor=2), nn.MaxPool2d(2, ceil_mode=True)),
+                          nn.Sequential(nn.Upsample(scale_factor=2),
+                                        nn.MaxPool2d(2, ceil_mode=True)),
                           nn.Flatten(), nn.Linear(4, 2))
     with pytest.raises(TypeError) as err:
         rt.convert(model)
