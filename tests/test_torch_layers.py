@@ -285,3 +285,83 @@ def test_bad_input_is_a_clear_error():
         rt.scaled_dot_product_attention(x, x, x, dropout_p=0.1)
     with pytest.raises(ValueError, match="meta.*cpu"):
         rt.max_pool2d(torch.ones(1, 1, 2, 2, device="meta"), 2)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_group_norm_products_and_rotary_are_their_graph(order):
+    x = data(3, 6, 4, 5, seed=30)
+    w, b = data(6, seed=31), data(6, seed=32)
+    xn = x.numpy().reshape(3, 2, 60)
+    mu = reproblas.sum(xn, order, axis=2, keepdims=True) / f32(60)
+    d = xn - mu
+    r = crlibm_py.rsqrt(reproblas.sum(d * d, order, axis=2, keepdims=True) / f32(60) + f32(1e-5))
+    c = (1, 6, 1, 1)
+    expected = (d * r).reshape(x.shape) * w.numpy().reshape(c) + b.numpy().reshape(c)
+    assert bits_equal(rt.group_norm(x, 2, w, b, order=order), expected)
+    a, m, inp = data(4, 3, 5, seed=33), data(4, 5, 2, seed=34), data(4, 3, 2, seed=35)
+    p = reproblas.matmul(a.numpy(), m.numpy(), order=order)
+    assert bits_equal(rt.bmm(a, m, order=order), p)
+    assert bits_equal(rt.baddbmm(inp, a, m, beta=0.5, alpha=2.0, order=order),
+                      inp.numpy() * f32(0.5) + p * f32(2.0))
+    nan = torch.full((4, 3, 2), math.nan)
+    assert bits_equal(rt.baddbmm(nan, a, m, beta=0.0, order=order), p)
+    cos, sin = rt.rotary_cos_sin(torch.arange(7), 8, 500.0)
+    freq = crlibm_py.exp(crlibm_py.log(f32(500)) * (-(np.arange(4, dtype=f32) * f32(2)) / f32(8)))
+    angle = np.arange(7, dtype=f32)[:, None] * freq[None, :]
+    angle = np.concatenate([angle, angle], 1)
+    assert bits_equal(cos, crlibm_py.cos(angle)) and bits_equal(sin, crlibm_py.sin(angle))
+    q = data(2, 7, 8, seed=36)
+    qn = q.numpy()
+    rot = np.concatenate([-qn[..., 4:], qn[..., :4]], -1)
+    assert bits_equal(rt.apply_rotary(q, cos, sin), qn * cos.numpy() + rot * sin.numpy())
+
+
+def test_group_norm_products_and_rotary_close_to_pytorch():
+    x = data(3, 6, 4, 5, seed=37).requires_grad_()
+    w, b = data(6, seed=38), data(6, seed=39)
+    torch.testing.assert_close(rt.group_norm(x, 3, w, b), F.group_norm(x, 3, w, b),
+                               rtol=1e-5, atol=1e-5)
+    a, m, inp = data(4, 3, 5, seed=40), data(4, 5, 2, seed=41), data(4, 1, 2, seed=42)
+    torch.testing.assert_close(rt.baddbmm(inp, a, m, beta=0.5, alpha=2.0),
+                               torch.baddbmm(inp, a, m, beta=0.5, alpha=2.0))
+    pos = torch.arange(64)
+    cos, sin = rt.rotary_cos_sin(pos, 16)
+    inv = 1.0 / (10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16))
+    ang = pos[:, None].double() * inv[None]
+    ang = torch.cat([ang, ang], 1)
+    torch.testing.assert_close(cos.double(), ang.cos(), rtol=0, atol=2e-5)
+    torch.testing.assert_close(sin.double(), ang.sin(), rtol=0, atol=2e-5)
+
+
+def test_group_norm_products_and_rotary_gradients_float64():
+    x = data(2, 6, 3, seed=43, scale=1.0, dtype=torch.float64).requires_grad_()
+    w = torch.linspace(0.5, 2, 6, dtype=torch.float64, requires_grad=True)
+    a = data(3, 2, 4, seed=44, dtype=torch.float64).requires_grad_()
+    m = data(3, 4, 5, seed=45, dtype=torch.float64).requires_grad_()
+    inp = data(3, 2, 5, seed=46, dtype=torch.float64).requires_grad_()
+    xr = data(2, 3, 6, seed=48, scale=1.0, dtype=torch.float64).requires_grad_()
+    cs = data(3, 6, seed=47, dtype=torch.float64)
+    with float64_reference():
+        for f, args in ((lambda t, ww: rt.group_norm(t, 3, ww, ww), (x, w)),
+                        (lambda t: rt.apply_rotary(t, cs.cos(), cs.sin()), (xr,)),
+                        (lambda i, p, q: rt.baddbmm(i, p, q, beta=0.5, alpha=2.0), (inp, a, m))):
+            assert torch.autograd.gradcheck(f, args)
+            assert torch.autograd.gradgradcheck(f, args)
+
+
+def test_group_norm_products_and_rotary_bad_input():
+    x = data(2, 6, 3)
+    with pytest.raises(ValueError, match="dividing the 6 channels"):
+        rt.group_norm(x, 4)
+    with pytest.raises(ValueError, match="3-D"):
+        rt.bmm(x[0], x[0].T)
+    with pytest.raises(ValueError, match="batch sizes"):
+        rt.bmm(x, data(3, 3, 2))
+    with pytest.raises(ValueError, match="does not broadcast"):
+        rt.baddbmm(data(2, 6, 6), x, data(2, 3, 5))
+    with pytest.raises(ValueError, match="positive even"):
+        rt.rotary_cos_sin(torch.arange(3), 5)
+    with pytest.raises(TypeError, match="integer tensor"):
+        rt.rotary_cos_sin(torch.arange(3.0), 4)
+    with pytest.raises(ValueError, match="even"):
+        rt.apply_rotary(x, x, x)

@@ -32,6 +32,7 @@ MODULES = [  # (torch module, ours, a call)
     (lambda: nn.BatchNorm1d(6), rt.BatchNorm1d, lambda m, x, t: m(x)),
     (lambda: nn.BatchNorm1d(6, momentum=None).eval(), rt.BatchNorm1d, lambda m, x, t: m(x)),
     (lambda: nn.Dropout(0.0), rt.Dropout, lambda m, x, t: m(x)),
+    (lambda: nn.GroupNorm(3, 6), rt.GroupNorm, lambda m, x, t: m(x)),
     (lambda: nn.Embedding(6, 3, padding_idx=1), rt.Embedding, lambda m, x, t: m(t)),
     (lambda: nn.CrossEntropyLoss(torch.linspace(0.5, 1.5, 6), ignore_index=1,
                                  label_smoothing=0.1), rt.CrossEntropyLoss,
@@ -58,7 +59,8 @@ def test_module_matches_torch_module(make, ours, call):
     kwargs = {k: getattr(fresh, k) for k in ("dim", "approximate", "normalized_shape", "eps",
                                             "elementwise_affine", "reduction", "ignore_index",
                                             "label_smoothing", "num_features", "momentum",
-                                            "p", "num_embeddings", "embedding_dim",
+                                            "p", "num_embeddings", "embedding_dim", "num_groups",
+                                            "num_channels", "affine",
                                             "padding_idx") if hasattr(fresh, k)}
     if isinstance(fresh, nn.CrossEntropyLoss):
         kwargs["weight"] = fresh.weight
@@ -103,20 +105,20 @@ def test_convert_replaces_every_supported_module():
 
 
 def test_convert_lists_every_module_it_cannot_convert():
-    model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.GroupNorm(2, 4), nn.ReLU(),
+    model = nn.Sequential(nn.Conv2d(1, 4, 3), nn.InstanceNorm2d(4), nn.ReLU(),
                           nn.Sequential(nn.Upsample(scale_factor=2),
                                         nn.MaxPool2d(2, ceil_mode=True)),
                           nn.Flatten(), nn.Linear(4, 2))
     with pytest.raises(TypeError) as err:
         rt.convert(model)
     msg = str(err.value)
-    for name, kind in (("1", "GroupNorm"), ("3.0", "Upsample"), ("3.1", "MaxPool2d: ceil_mode")):
+    for name, kind in (("1", "InstanceNorm2d"), ("3.0", "Upsample"), ("3.1", "MaxPool2d: ceil_mode")):
         assert f"{name} (torch.nn.modules." in msg and kind in msg
     assert "keep=(" in msg and "Conv2d" not in msg.split("keep=")[1]
     assert type(model[0]) is nn.Conv2d and type(model[2]) is nn.ReLU  # nothing changed
-    rt.convert(model, keep=(nn.GroupNorm, nn.Upsample, nn.MaxPool2d))
+    rt.convert(model, keep=(nn.InstanceNorm2d, nn.Upsample, nn.MaxPool2d))
     assert type(model[0]) is rt.Conv2d and type(model[2]) is rt.ReLU
-    assert type(model[1]) is nn.GroupNorm and type(model[3][1]) is nn.MaxPool2d
+    assert type(model[1]) is nn.InstanceNorm2d and type(model[3][1]) is nn.MaxPool2d
     mha = nn.MultiheadAttention(4, 2)
     with pytest.raises(TypeError, match="MultiheadAttention"):
         rt.convert(nn.Sequential(mha))

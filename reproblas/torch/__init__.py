@@ -19,10 +19,11 @@ except ImportError as exc:  # only this subpackage needs torch; reproblas itself
 
 from ._elementwise import cos, erf, exp, log, rsqrt, sin
 from ._functions import conv2d, linear, matmul
-from ._layers import (adaptive_avg_pool2d, avg_pool2d, batch_norm, dropout, embedding,
-                      max_pool2d, scaled_dot_product_attention)
+from ._layers import (adaptive_avg_pool2d, apply_rotary, avg_pool2d, baddbmm, batch_norm, bmm,
+                      dropout, embedding, group_norm, max_pool2d, rotary_cos_sin,
+                      scaled_dot_product_attention)
 from ._modules import (GELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d,
-                       CrossEntropyLoss, Dropout, Embedding, LayerNorm, Linear, LogSoftmax,
+                       CrossEntropyLoss, Dropout, Embedding, GroupNorm, LayerNorm, Linear, LogSoftmax,
                        MaxPool2d, MSELoss, NLLLoss, ReLU, RMSNorm, Sigmoid, SiLU, Softmax, Tanh,
                        convert)
 from ._nn import (cross_entropy, gelu, layer_norm, log_softmax, logsumexp, mean, mse_loss,
@@ -38,4 +39,5 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "batch_norm", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d", "embedding",
            "dropout", "scaled_dot_product_attention",
            "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
-           "Embedding", "Dropout"]
+           "Embedding", "Dropout",
+           "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm"]

@@ -16,7 +16,8 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "batch_norm", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d", "embedding",
            "dropout", "scaled_dot_product_attention",
            "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
-           "Embedding", "Dropout"]
+           "Embedding", "Dropout",
+           "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm"]
 
 _Pair = int | tuple[int, int]
 _Dims = int | Sequence[int] | None
@@ -270,3 +271,23 @@ class Dropout(torch.nn.Dropout):
     @classmethod
     def from_torch(cls, module: torch.nn.Dropout, order: str = "sequential",
                    seed: int = 0) -> Dropout: ...
+
+def group_norm(input: torch.Tensor, num_groups: int, weight: torch.Tensor | None = None,
+               bias: torch.Tensor | None = None, eps: float = 1e-5, *,
+               order: str = "sequential") -> torch.Tensor: ...
+def bmm(input: torch.Tensor, mat2: torch.Tensor, *, order: str = "sequential") -> torch.Tensor: ...
+def baddbmm(input: torch.Tensor, batch1: torch.Tensor, batch2: torch.Tensor, *,
+            beta: float = 1.0, alpha: float = 1.0,
+            order: str = "sequential") -> torch.Tensor: ...
+# (cos, sin), each (len(positions), dim), float32.
+def rotary_cos_sin(positions: torch.Tensor, dim: int,
+                   base: float = 10000.0) -> tuple[torch.Tensor, torch.Tensor]: ...
+def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor: ...
+
+class GroupNorm(torch.nn.GroupNorm):
+    order: str
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
+                 affine: bool = True, device: Any = None, dtype: torch.dtype | None = None, *,
+                 bias: bool = True, order: str = "sequential") -> None: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.GroupNorm, order: str = "sequential") -> GroupNorm: ...

@@ -310,3 +310,118 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             _nn._same_dtype("scaled_dot_product_attention", query=query, attn_mask=attn_mask)
             s = s + expand(attn_mask, shape, order)
     return matmul(_nn.softmax(s, -1, order=order), value, order=order)
+
+
+# ---- group norm ----
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, *, order="sequential"):
+    """``torch.nn.functional.group_norm``: layer norm over each group's channels and spatial
+    positions (C index order), then ``⊗ weight[c]``, ``⊕ bias[c]`` (docs/contract.md §5.7)."""
+    array(input, "input", "group_norm", E.dtypes())
+    _validate.order(order, "torch.group_norm")
+    if input.ndim < 2:
+        raise ValueError(f"reproblas.torch.group_norm: input must be (N, C, ...), got shape "
+                         f"{tuple(input.shape)}")
+    c = input.shape[1]
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0 \
+            or c % num_groups:
+        raise ValueError(f"reproblas.torch.group_norm: num_groups must be a positive int "
+                         f"dividing the {c} channels, got {num_groups!r}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None:
+            array(t, name, "group_norm", E.dtypes())
+            if tuple(t.shape) != (c,):
+                raise ValueError(f"reproblas.torch.group_norm: {name} has shape "
+                                 f"{tuple(t.shape)}, expected ({c},)")
+    _nn._same_dtype("group_norm", input=input, weight=weight, bias=bias)
+    n = input.shape[0]
+    grouped = input.reshape(n, num_groups, -1)
+    y = _nn.layer_norm(grouped, grouped.shape[-1], None, None, eps, order=order)
+    y = y.reshape(input.shape)
+    view = [1] * input.ndim
+    view[1] = c
+    if weight is not None:
+        y = y * expand(weight.reshape(view), input.shape, order)
+    if bias is not None:
+        y = y + expand(bias.reshape(view), input.shape, order)
+    return y
+
+
+# ---- batched products ----
+
+def bmm(input, mat2, *, order="sequential"):
+    """``torch.bmm``: (B, n, m) @ (B, m, p), each product a reproblas sum over m."""
+    for name, t in (("input", input), ("mat2", mat2)):
+        array(t, name, "bmm")
+        if t.ndim != 3:
+            raise ValueError(f"reproblas.torch.bmm: {name} must be 3-D, got shape "
+                             f"{tuple(t.shape)}")
+    if input.shape[0] != mat2.shape[0]:
+        raise ValueError(f"reproblas.torch.bmm: batch sizes differ: {input.shape[0]} and "
+                         f"{mat2.shape[0]}")
+    return matmul(input, mat2, order=order)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1.0, alpha=1.0, order="sequential"):
+    """``torch.baddbmm``: ``(input ⊗ beta) ⊕ (bmm(batch1, batch2) ⊗ alpha)``; with
+    ``beta = 0`` input is not read (NaN in it does not propagate), as PyTorch."""
+    p = bmm(batch1, batch2, order=order)
+    array(input, "input", "baddbmm")
+    _nn._same_dtype("baddbmm", input=input, batch1=batch1)
+    try:
+        shape = torch.broadcast_shapes(input.shape, p.shape)
+    except RuntimeError as exc:
+        raise ValueError(f"reproblas.torch.baddbmm: input {tuple(input.shape)} does not "
+                         f"broadcast to the product {tuple(p.shape)}") from exc
+    if shape != p.shape:
+        raise ValueError(f"reproblas.torch.baddbmm: input {tuple(input.shape)} does not "
+                         f"broadcast to the product {tuple(p.shape)}")
+    scaled = p if alpha == 1.0 else p * E._const(alpha, p)
+    if beta == 0.0:
+        return scaled
+    return expand(input, shape, order) * E._const(beta, p) + scaled
+
+
+# ---- rotary position embedding ----
+
+def rotary_cos_sin(positions, dim, base=10000.0):
+    """cos and sin tables ``(len(positions), dim)`` of rotary embeddings (float32):
+    ``f_i = exp(log(base) ⊗ (−2i ⊘ dim))`` for ``i < dim/2``, angle ``pos ⊗ f_i``, each
+    frequency used for the two halves (docs/contract.md §5.7)."""
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim <= 0 or dim % 2:
+        raise ValueError(f"reproblas.torch.rotary_cos_sin: dim must be a positive even int, "
+                         f"got {dim!r}")
+    if not isinstance(positions, torch.Tensor) or positions.dtype not in (torch.int32,
+                                                                          torch.int64):
+        raise TypeError("reproblas.torch.rotary_cos_sin: positions must be an integer tensor")
+    if positions.numel() and int(positions.abs().max()) >= 1 << 24:
+        raise ValueError("reproblas.torch.rotary_cos_sin: positions must be below 2^24 (exact "
+                         "in float32)")
+    half = dim // 2
+    expo = -(torch.arange(half, dtype=torch.float32) * 2.0) / float(dim)
+    freq = E.exp(E.log(torch.tensor(float(np.float32(base)))) * expo)
+    angle = positions.reshape(-1, 1).to(torch.float32) * freq.reshape(1, half)
+    angle = torch.cat([angle, angle], dim=1)
+    return E.cos(angle), E.sin(angle)
+
+
+def apply_rotary(x, cos, sin):
+    """``(x ⊗ cos) ⊕ (rotate_half(x) ⊗ sin)`` with ``rotate_half(x) = cat(−x₂, x₁)`` over
+    the last axis (cos and sin broadcast as PyTorch would, through expand)."""
+    array(x, "input", "apply_rotary", E.dtypes())
+    for name, t in (("cos", cos), ("sin", sin)):
+        array(t, name, "apply_rotary", E.dtypes())
+    if x.shape[-1] % 2:
+        raise ValueError(f"reproblas.torch.apply_rotary: the last axis must be even, got "
+                         f"{x.shape[-1]}")
+    try:
+        shape = torch.broadcast_shapes(x.shape, cos.shape, sin.shape)
+    except RuntimeError as exc:
+        raise ValueError(f"reproblas.torch.apply_rotary: cos {tuple(cos.shape)} and sin "
+                         f"{tuple(sin.shape)} do not broadcast to x {tuple(x.shape)}") from exc
+    if shape != x.shape:
+        raise ValueError(f"reproblas.torch.apply_rotary: cos and sin must broadcast to x "
+                         f"{tuple(x.shape)}")
+    h = x.shape[-1] // 2
+    rot = torch.cat([-x[..., h:], x[..., :h]], dim=-1)
+    return x * expand(cos, shape) + rot * expand(sin, shape)

@@ -296,6 +296,14 @@ class Embedding(_Converted, torch.nn.Embedding):
         return _layers.embedding(input, self.weight, self.padding_idx)
 
 
+class GroupNorm(_Converted, torch.nn.GroupNorm):
+    """:class:`torch.nn.GroupNorm` (docs/contract.md §5.7, float32)."""
+
+    def forward(self, input):
+        return _layers.group_norm(input, self.num_groups, self.weight, self.bias, self.eps,
+                                  order=self.order)
+
+
 class Dropout(_Converted, torch.nn.Dropout):
     """:class:`torch.nn.Dropout` with the counter-based mask of docs/contract.md §5.7: the
     k-th call in training mode (k = 0, 1, ...; the count ``calls`` is not in the state dict)
@@ -323,7 +331,7 @@ class Dropout(_Converted, torch.nn.Dropout):
 _REPLACEMENTS = {torch.nn.BatchNorm1d: BatchNorm1d, torch.nn.BatchNorm2d: BatchNorm2d,
                  torch.nn.AvgPool2d: AvgPool2d, torch.nn.AdaptiveAvgPool2d: AdaptiveAvgPool2d,
                  torch.nn.MaxPool2d: MaxPool2d, torch.nn.Embedding: Embedding,
-                 torch.nn.Dropout: Dropout}
+                 torch.nn.Dropout: Dropout, torch.nn.GroupNorm: GroupNorm}
 _REPLACEMENTS |= {torch.nn.Linear: Linear, torch.nn.Conv2d: Conv2d, torch.nn.ReLU: ReLU,
                  torch.nn.Sigmoid: Sigmoid, torch.nn.Tanh: Tanh, torch.nn.SiLU: SiLU,
                  torch.nn.GELU: GELU, torch.nn.Softmax: Softmax,
@@ -401,14 +409,15 @@ def convert(module, *, order="sequential", keep=()):
 
     Walks the module tree. A module whose type is exactly one of ``torch.nn.Linear``,
     ``Conv2d``, ``ReLU``, ``Sigmoid``, ``Tanh``, ``SiLU``, ``GELU``, ``Softmax``,
-    ``LogSoftmax``, ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d``, ``BatchNorm2d``,
+    ``LogSoftmax``, ``LayerNorm``, ``RMSNorm``, ``GroupNorm``, ``BatchNorm1d``,
+    ``BatchNorm2d``,
     ``AvgPool2d``, ``AdaptiveAvgPool2d``, ``MaxPool2d``, ``Embedding``, ``Dropout`` (seed 0:
     set ``module.seed`` afterwards), ``MSELoss``, ``NLLLoss`` or ``CrossEntropyLoss`` is
     replaced by the reproblas module sharing its parameters, so an
     optimizer made before or after the call trains the same tensors. Containers
     (``Sequential``, ``ModuleList``, ``ModuleDict``, ``Identity``, ``Flatten``, ...) and
     modules of the caller's own classes (subclasses of ``torch.nn.Module``) are walked into;
-    their own ``forward`` code is not changed. Any other PyTorch module (``GroupNorm``,
+    their own ``forward`` code is not changed. Any other PyTorch module (``Upsample``,
     ``MultiheadAttention``, a subclass of ``Linear``, ...) is an error that lists
     them all, raised before anything is changed, unless its type is in `keep`: then it is
     left as it is, children included, and is not reproducible.
