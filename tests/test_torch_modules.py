@@ -2,6 +2,7 @@
 close to torch.nn's, every unsupported module listed in one error (unless kept), and a
 converted classifier's training bitwise the same on every thread count and CPU path."""
 import hashlib
+import math
 
 import pytest
 
@@ -112,19 +113,22 @@ def test_convert_lists_every_module_it_cannot_convert():
     with pytest.raises(TypeError) as err:
         rt.convert(model)
     msg = str(err.value)
-    for name, kind in (("1", "InstanceNorm2d"), ("3.0", "Upsample"), ("3.1", "MaxPool2d: ceil_mode")):
+    for name, kind in (("1", "InstanceNorm2d"), ("3.0", "Upsample"),
+                       ("3.1", "MaxPool2d: ceil_mode")):
         assert f"{name} (torch.nn.modules." in msg and kind in msg
     assert "keep=(" in msg and "Conv2d" not in msg.split("keep=")[1]
     assert type(model[0]) is nn.Conv2d and type(model[2]) is nn.ReLU  # nothing changed
     rt.convert(model, keep=(nn.InstanceNorm2d, nn.Upsample, nn.MaxPool2d))
     assert type(model[0]) is rt.Conv2d and type(model[2]) is rt.ReLU
     assert type(model[1]) is nn.InstanceNorm2d and type(model[3][1]) is nn.MaxPool2d
-    mha = nn.MultiheadAttention(4, 2)
-    with pytest.raises(TypeError, match="MultiheadAttention"):
-        rt.convert(nn.Sequential(mha))
+    layer = nn.TransformerEncoderLayer(8, 2, 16)
+    with pytest.raises(TypeError, match="TransformerEncoderLayer"):
+        rt.convert(nn.Sequential(layer))
     # a kept module is left whole: its own children are not converted either
-    rt.convert(nn.Sequential(mha), keep=nn.MultiheadAttention)
-    assert type(mha.out_proj) is nn.modules.linear.NonDynamicallyQuantizableLinear
+    rt.convert(nn.Sequential(layer), keep=nn.TransformerEncoderLayer)
+    assert type(layer.self_attn) is nn.MultiheadAttention and type(layer.linear1) is nn.Linear
+    with pytest.raises(ValueError, match="dropout=0.1"):
+        rt.convert(nn.MultiheadAttention(4, 2, dropout=0.1))
     with pytest.raises(ValueError, match="sparse"):
         rt.convert(nn.Embedding(3, 2, sparse=True))
 
@@ -180,3 +184,46 @@ def test_converted_classifier_trains_to_the_same_bits(monkeypatch):
     finally:
         torch.set_num_threads(torch_threads)
     assert len(set(found.values())) == 1, found
+
+
+@pytest.mark.parametrize("case", ["plain", "batch_first", "masks", "float_mask", "unbatched",
+                                  "kdim", "causal"])
+def test_multihead_attention_matches_torch(case):
+    torch.manual_seed(1)
+    kw = dict(batch_first=case == "batch_first")
+    if case == "kdim":
+        kw.update(kdim=6, vdim=5)
+    theirs = nn.MultiheadAttention(8, 2, **kw)
+    mine = rt.convert(theirs, order="pairwise")  # a new module sharing theirs's parameters
+    assert type(mine) is rt.MultiheadAttention
+    g = torch.Generator().manual_seed(2)
+    lq, ls, n = 5, 7, 3
+    q = torch.randn(lq, n, 8, generator=g)
+    k = torch.randn(ls, n, kw.get("kdim", 8), generator=g)
+    v = torch.randn(ls, n, kw.get("vdim", 8), generator=g)
+    args = {}
+    if case == "batch_first":
+        q, k, v = (t.transpose(0, 1) for t in (q, k, v))
+    if case == "unbatched":
+        q, k, v = q[:, 0], k[:, 0], v[:, 0]
+    if case == "masks":
+        args = dict(attn_mask=torch.rand(lq, ls, generator=g) > 0.7,
+                    key_padding_mask=torch.arange(ls).expand(n, ls) >= torch.tensor([[7], [5],
+                                                                                      [3]]))
+    if case == "float_mask":
+        args = dict(attn_mask=torch.randn(n * 2, lq, ls, generator=g),
+                    key_padding_mask=torch.tensor([[0.0] * 6 + [-math.inf]] * n))
+    if case == "causal":
+        q = k = v = torch.randn(ls, n, 8, generator=g)
+        args = dict(attn_mask=nn.Transformer.generate_square_subsequent_mask(ls),
+                    is_causal=True)
+    for average in (True, False):
+        (out_a, w_a), (out_b, w_b) = (m(q, k, v, average_attn_weights=average, **args)
+                                      for m in (mine, theirs))
+        torch.testing.assert_close(out_a, out_b, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(w_a, w_b, rtol=1e-5, atol=1e-5)
+    out, w = mine(q, k, v, need_weights=False, **args)
+    assert w is None and torch.equal(out, mine(q, k, v, **args)[0])
+    out.sum().backward()
+    assert mine.in_proj_weight is None or mine.in_proj_weight.grad is not None
+

@@ -23,9 +23,9 @@ from ._layers import (adaptive_avg_pool2d, apply_rotary, avg_pool2d, baddbmm, ba
                       dropout, embedding, group_norm, max_pool2d, rotary_cos_sin,
                       scaled_dot_product_attention)
 from ._modules import (GELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d,
-                       CrossEntropyLoss, Dropout, Embedding, GroupNorm, LayerNorm, Linear, LogSoftmax,
-                       MaxPool2d, MSELoss, NLLLoss, ReLU, RMSNorm, Sigmoid, SiLU, Softmax, Tanh,
-                       convert)
+                       CrossEntropyLoss, Dropout, Embedding, GroupNorm, LayerNorm, Linear,
+                       LogSoftmax, MaxPool2d, MSELoss, MultiheadAttention, NLLLoss, ReLU,
+                       RMSNorm, Sigmoid, SiLU, Softmax, Tanh, convert)
 from ._nn import (cross_entropy, gelu, layer_norm, log_softmax, logsumexp, mean, mse_loss,
                   nll_loss, relu, rms_norm, sigmoid, silu, softmax, sum, tanh, var)
 
@@ -40,4 +40,5 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "dropout", "scaled_dot_product_attention",
            "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
            "Embedding", "Dropout",
-           "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm"]
+           "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
+           "MultiheadAttention"]

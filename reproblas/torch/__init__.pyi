@@ -17,7 +17,8 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "dropout", "scaled_dot_product_attention",
            "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
            "Embedding", "Dropout",
-           "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm"]
+           "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
+           "MultiheadAttention"]
 
 _Pair = int | tuple[int, int]
 _Dims = int | Sequence[int] | None
@@ -291,3 +292,19 @@ class GroupNorm(torch.nn.GroupNorm):
                  bias: bool = True, order: str = "sequential") -> None: ...
     @classmethod
     def from_torch(cls, module: torch.nn.GroupNorm, order: str = "sequential") -> GroupNorm: ...
+
+# dropout must be 0; no add_bias_kv / add_zero_attn. Boolean masks: True = masked (as PyTorch's).
+class MultiheadAttention(torch.nn.MultiheadAttention):
+    order: str
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False,
+                 kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
+                 device: Any = None, dtype: torch.dtype | None = None, *,
+                 order: str = "sequential") -> None: ...
+    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                key_padding_mask: torch.Tensor | None = None, need_weights: bool = True,
+                attn_mask: torch.Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]: ...
+    @classmethod
+    def from_torch(cls, module: torch.nn.MultiheadAttention,
+                   order: str = "sequential") -> MultiheadAttention: ...

@@ -5,13 +5,17 @@ both directions; only forward (and with it backward) runs on reproblas.
 """
 import copy
 import inspect
+import math
 
 import torch
 
 from reproblas import _validate
 
+from . import _elementwise as _E
 from . import _layers, _nn
 from ._functions import conv2d, linear
+from ._functions import matmul as _matmul
+from ._prims import expand as _expand
 
 
 class _Reproducible:
@@ -304,6 +308,94 @@ class GroupNorm(_Converted, torch.nn.GroupNorm):
                                   order=self.order)
 
 
+class MultiheadAttention(_Converted, torch.nn.MultiheadAttention):
+    """:class:`torch.nn.MultiheadAttention` on reproblas: the three input projections and
+    the output projection are :func:`linear`, the heads :func:`scaled_dot_product_attention`
+    (docs/contract.md §5.7). Not supported: ``dropout > 0``, ``add_bias_kv``,
+    ``add_zero_attn``. Boolean masks mean what they mean for PyTorch's module: True = masked.
+    """
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        problem = _mha_problem(self)
+        if problem:
+            raise ValueError(f"reproblas.torch.MultiheadAttention: {problem}")
+        batched = query.dim() == 3
+        if not batched:
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        tgt, n, e = query.shape
+        src = key.shape[0]
+        h, dh = self.num_heads, self.head_dim
+        if self._qkv_same_embed_dim:
+            wq, wk, wv = self.in_proj_weight.chunk(3)
+        else:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        bq = bk = bv = None
+        if self.in_proj_bias is not None:
+            bq, bk, bv = self.in_proj_bias.chunk(3)
+        o = self.order
+
+        def heads(t, w, b, length):  # (length, n, e) -> (n, h, length, dh)
+            return linear(t, w, b, order=o).reshape(length, n, h, dh).permute(1, 2, 0, 3)
+
+        q, k, v = heads(query, wq, bq, tgt), heads(key, wk, bk, src), heads(value, wv, bv, src)
+        mask = _mha_mask(attn_mask, key_padding_mask, is_causal, n, h, tgt, src, q.dtype)
+        scores = _matmul(q, k.transpose(-2, -1), order=o) * _E._const(1.0 / math.sqrt(dh), q)
+        if mask is not None:
+            scores = (torch.where(mask, -math.inf, scores) if mask.dtype == torch.bool
+                      else scores + _expand(mask, scores.shape, o))
+        weights = _nn.softmax(scores, -1, order=o)
+        out = _matmul(weights, v, order=o).permute(2, 0, 1, 3).reshape(tgt, n, e)
+        out = linear(out, self.out_proj.weight, self.out_proj.bias, order=o)
+        if not batched:
+            out = out.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return out, None
+        if average_attn_weights:
+            weights = _nn.mean(weights, 1, order=o)
+        return out, (weights if batched else weights.squeeze(0))
+
+
+def _mha_problem(module):
+    if module.dropout > 0.0:
+        return f"dropout={module.dropout} (only 0; apply reproblas.torch.Dropout yourself)"
+    if module.bias_k is not None or module.bias_v is not None or module.add_zero_attn:
+        return "add_bias_kv / add_zero_attn (not supported)"
+    return None
+
+
+def _mha_mask(attn_mask, key_padding_mask, is_causal, n, h, tgt, src, dtype):
+    """One mask broadcastable to (n, h, tgt, src): bool (True = masked) or float (added)."""
+    if is_causal and attn_mask is None:
+        attn_mask = torch.ones(tgt, src, dtype=torch.bool).triu(1)
+    masks = []
+    if attn_mask is not None:
+        m = attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(n, h, tgt, src)
+        masks.append(m)
+    if key_padding_mask is not None:
+        masks.append(key_padding_mask.reshape(n, 1, 1, src))
+    if not masks:
+        return None
+    if all(m.dtype == torch.bool for m in masks):
+        out = masks[0]
+        for m in masks[1:]:
+            out = out | m
+        return out
+    floats = [torch.where(m, -math.inf, 0.0).to(dtype) if m.dtype == torch.bool else m
+              for m in masks]
+    shape = torch.broadcast_shapes(*(m.shape for m in floats), (n, h, tgt, src))
+    out = floats[0].expand(shape)
+    for m in floats[1:]:
+        out = out + m.expand(shape)  # masks are constants: no gradient flows here
+    return out
+
+
 class Dropout(_Converted, torch.nn.Dropout):
     """:class:`torch.nn.Dropout` with the counter-based mask of docs/contract.md §5.7: the
     k-th call in training mode (k = 0, 1, ...; the count ``calls`` is not in the state dict)
@@ -331,7 +423,8 @@ class Dropout(_Converted, torch.nn.Dropout):
 _REPLACEMENTS = {torch.nn.BatchNorm1d: BatchNorm1d, torch.nn.BatchNorm2d: BatchNorm2d,
                  torch.nn.AvgPool2d: AvgPool2d, torch.nn.AdaptiveAvgPool2d: AdaptiveAvgPool2d,
                  torch.nn.MaxPool2d: MaxPool2d, torch.nn.Embedding: Embedding,
-                 torch.nn.Dropout: Dropout, torch.nn.GroupNorm: GroupNorm}
+                 torch.nn.Dropout: Dropout, torch.nn.GroupNorm: GroupNorm,
+                 torch.nn.MultiheadAttention: MultiheadAttention}
 _REPLACEMENTS |= {torch.nn.Linear: Linear, torch.nn.Conv2d: Conv2d, torch.nn.ReLU: ReLU,
                  torch.nn.Sigmoid: Sigmoid, torch.nn.Tanh: Tanh, torch.nn.SiLU: SiLU,
                  torch.nn.GELU: GELU, torch.nn.Softmax: Softmax,
@@ -363,6 +456,8 @@ def _problem(module):
             return "dim=None (give dim explicitly)"
         if getattr(module, "ceil_mode", False) or getattr(module, "return_indices", False):
             return "ceil_mode / return_indices (not supported)"
+        if isinstance(module, torch.nn.MultiheadAttention) and _mha_problem(module):
+            return _mha_problem(module)
         if isinstance(module, torch.nn.Embedding) and (
                 module.max_norm is not None or module.scale_grad_by_freq or module.sparse):
             return "max_norm / scale_grad_by_freq / sparse (not supported)"
@@ -410,16 +505,16 @@ def convert(module, *, order="sequential", keep=()):
     Walks the module tree. A module whose type is exactly one of ``torch.nn.Linear``,
     ``Conv2d``, ``ReLU``, ``Sigmoid``, ``Tanh``, ``SiLU``, ``GELU``, ``Softmax``,
     ``LogSoftmax``, ``LayerNorm``, ``RMSNorm``, ``GroupNorm``, ``BatchNorm1d``,
-    ``BatchNorm2d``,
-    ``AvgPool2d``, ``AdaptiveAvgPool2d``, ``MaxPool2d``, ``Embedding``, ``Dropout`` (seed 0:
-    set ``module.seed`` afterwards), ``MSELoss``, ``NLLLoss`` or ``CrossEntropyLoss`` is
-    replaced by the reproblas module sharing its parameters, so an
-    optimizer made before or after the call trains the same tensors. Containers
-    (``Sequential``, ``ModuleList``, ``ModuleDict``, ``Identity``, ``Flatten``, ...) and
-    modules of the caller's own classes (subclasses of ``torch.nn.Module``) are walked into;
-    their own ``forward`` code is not changed. Any other PyTorch module (``Upsample``,
-    ``MultiheadAttention``, a subclass of ``Linear``, ...) is an error that lists
-    them all, raised before anything is changed, unless its type is in `keep`: then it is
+    ``BatchNorm2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``, ``MaxPool2d``, ``Embedding``,
+    ``MultiheadAttention``, ``Dropout`` (seed 0: set ``module.seed`` afterwards),
+    ``MSELoss``, ``NLLLoss`` or ``CrossEntropyLoss`` is replaced by the reproblas module
+    sharing its parameters, so an optimizer made before or after the call trains the same
+    tensors. Containers (``Sequential``, ``ModuleList``, ``ModuleDict``, ``Identity``,
+    ``Flatten``, ...) and modules of the caller's own classes (subclasses of
+    ``torch.nn.Module``) are walked into; their own ``forward`` code is not changed. Any other
+    PyTorch module (``Upsample``, ``InstanceNorm2d``, ``TransformerEncoderLayer``, a subclass
+    of ``Linear``, ...) is an error that lists them all, raised before anything is changed,
+    unless its type is in `keep`: then it is
     left as it is, children included, and is not reproducible.
 
     Parameters
