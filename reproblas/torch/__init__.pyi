@@ -18,7 +18,7 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
            "Embedding", "Dropout",
            "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
-           "MultiheadAttention"]
+           "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_"]
 
 _Pair = int | tuple[int, int]
 _Dims = int | Sequence[int] | None
@@ -308,3 +308,25 @@ class MultiheadAttention(torch.nn.MultiheadAttention):
     @classmethod
     def from_torch(cls, module: torch.nn.MultiheadAttention,
                    order: str = "sequential") -> MultiheadAttention: ...
+
+# ---- optimizers and clipping with written per-element formulas (docs/contract.md §5.7) ----
+_Params = Any  # what torch.optim.Optimizer takes: tensors or parameter-group dicts
+class SGD(torch.optim.Optimizer):
+    def __init__(self, params: _Params, lr: float = 1e-3, momentum: float = 0.0,
+                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False, *,
+                 maximize: bool = False) -> None: ...
+
+class Adam(torch.optim.Optimizer):
+    def __init__(self, params: _Params, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None: ...
+
+class AdamW(torch.optim.Optimizer):
+    def __init__(self, params: _Params, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None: ...
+
+def clip_grad_norm_(parameters: torch.Tensor | Sequence[torch.Tensor], max_norm: float,
+                    norm_type: float = 2.0, *, order: str = "sequential") -> torch.Tensor: ...
