@@ -26,6 +26,7 @@ from ._modules import (GELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNor
                        CrossEntropyLoss, Dropout, Embedding, GroupNorm, LayerNorm, Linear,
                        LogSoftmax, MaxPool2d, MSELoss, MultiheadAttention, NLLLoss, ReLU,
                        RMSNorm, Sigmoid, SiLU, Softmax, Tanh, convert)
+from ._mode import reproducible
 from ._optim import SGD, Adam, AdamW, clip_grad_norm_
 from ._nn import (cross_entropy, gelu, layer_norm, log_softmax, logsumexp, mean, mse_loss,
                   nll_loss, relu, rms_norm, sigmoid, silu, softmax, sum, tanh, var)
@@ -42,4 +43,5 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
            "Embedding", "Dropout",
            "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
-           "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_"]
+           "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_",
+           "reproducible"]

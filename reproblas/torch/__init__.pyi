@@ -1,7 +1,7 @@
 # Type stubs for the public API of reproblas.torch (tests/test_stubs.py keeps them in step with
 # the module). CPU tensors of float32 or float64; `order` is "sequential" (the default) or
 # "pairwise" (docs/contract.md §2).
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
 import torch
@@ -18,7 +18,8 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
            "Embedding", "Dropout",
            "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
-           "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_"]
+           "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_",
+           "reproducible"]
 
 _Pair = int | tuple[int, int]
 _Dims = int | Sequence[int] | None
@@ -330,3 +331,8 @@ class AdamW(torch.optim.Optimizer):
 
 def clip_grad_norm_(parameters: torch.Tensor | Sequence[torch.Tensor], max_norm: float,
                     norm_type: float = 2.0, *, order: str = "sequential") -> torch.Tensor: ...
+
+# A context manager (a torch.overrides.TorchFunctionMode): routes PyTorch's functions that
+# have a reproblas version, lets exact operations pass, raises for the others when strict.
+def reproducible(*, order: str = "sequential", strict: bool = True,
+                 allow: Iterable[Callable[..., Any]] = ()) -> torch.overrides.TorchFunctionMode: ...
