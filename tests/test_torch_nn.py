@@ -394,3 +394,16 @@ def test_bad_input_is_a_clear_error():
         rt.softmax(x, 1, order="tree")
     with pytest.raises(TypeError, match="dim must be an int"):
         rt.softmax(x, (0, 1))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(),
+                    reason="needs a CUDA device and a CUDA build of PyTorch")
+def test_cuda_tensors_are_refused_clearly():
+    """No reproblas.torch op runs on CUDA tensors yet: each says so instead of computing
+    elsewhere or silently on PyTorch's kernels."""
+    x = torch.ones(2, 3, device="cuda")
+    for call in (lambda: rt.softmax(x, 1), lambda: rt.exp(x), lambda: rt.sum(x),
+                 lambda: rt.layer_norm(x, 3), lambda: rt.linear(x, x),
+                 lambda: rt.cross_entropy(x, torch.zeros(2, dtype=torch.long, device="cuda"))):
+        with pytest.raises(ValueError, match="cuda.*\\.cpu\\(\\)"):
+            call()
