@@ -84,20 +84,6 @@ def test_linear_bias_ignores_the_callers_fp_environment():
             assert same_bits(g, w), hex(mxcsr)
 
 
-def test_second_derivatives_are_a_clear_error(gen):
-    """The backward passes compute outside autograd: differentiating them again
-    raises instead of silently dropping their terms."""
-    x = spread(gen, (3, 4), torch.float64).requires_grad_()
-    w = spread(gen, (2, 4), torch.float64).requires_grad_()
-    img = spread(gen, (1, 1, 5, 5), torch.float64).requires_grad_()
-    k = spread(gen, (1, 1, 3, 3), torch.float64).requires_grad_()
-    for y in (rt.linear(x, w), rt.matmul(x, w.T), rt.conv2d(img, k)):
-        inputs = (x, w) if y.shape[-1] == 2 else (img, k)
-        grads = torch.autograd.grad(y.pow(2).sum(), inputs, create_graph=True)
-        with pytest.raises(RuntimeError, match="once_differentiable|twice"):
-            sum(g.pow(2).sum() for g in grads).backward()
-
-
 def test_layouts_and_empty_shapes(gen):
     """Strided, transposed and expanded (stride-0) tensors give the bits of contiguous
     ones; empty batches and feature axes give empty results and +0 gradients."""
@@ -225,7 +211,7 @@ def test_state_dicts_load_both_ways(make):
 
 
 def test_convert_swaps_modules_and_shares_parameters():
-    class Custom(torch.nn.Linear):  # a subclass may compute otherwise: left alone
+    class Custom(torch.nn.Linear):  # a subclass may compute otherwise: kept only on request
         pass
 
     model = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.Flatten(),
@@ -233,10 +219,13 @@ def test_convert_swaps_modules_and_shares_parameters():
                                 torch.nn.Linear(4, 2, dtype=torch.float64))
     model.eval()
     params = list(model.parameters())
-    same = rt.convert(model, order="pairwise")
+    with pytest.raises(TypeError, match=r"3\.1 \(.*Custom: a subclass of torch.nn.*Linear"):
+        rt.convert(model)
+    assert type(model[0]) is torch.nn.Conv2d  # nothing changed before the error
+    same = rt.convert(model, order="pairwise", keep=Custom)
     assert same is model
     assert type(model[0]) is rt.Conv2d and type(model[3][0]) is rt.Linear
-    assert type(model[3][1]) is Custom and type(model[1]) is torch.nn.ReLU
+    assert type(model[3][1]) is Custom and type(model[1]) is rt.ReLU
     assert type(model[4]) is rt.Linear and model[4].weight.dtype == torch.float64
     assert all(p is q for p, q in zip(params, model.parameters()))
     assert not model[0].training and model[3][0].order == "pairwise"

@@ -5,7 +5,7 @@ training with these layers gives the same bits on every thread count and CPU pat
 knobs REPROBLAS_NUM_THREADS and REPROBLAS_ISA, read at every call). CPU tensors of
 float32 or float64 only. See docs/torch.md.
 
-    model = reproblas.torch.convert(model)        # swap nn.Linear / nn.Conv2d in place
+    model = reproblas.torch.convert(model)        # swap the supported modules in place
 
 Needs PyTorch (``pip install 'crlibm-py[torch]'``, which pins torch 2.13.0).
 """
@@ -17,7 +17,31 @@ except ImportError as exc:  # only this subpackage needs torch; reproblas itself
         "'crlibm-py[torch]' (or torch==2.13.0); the rest of reproblas works without it"
     ) from exc
 
+from ._elementwise import cos, erf, exp, log, rsqrt, sin
 from ._functions import conv2d, linear, matmul
-from ._modules import Conv2d, Linear, convert
+from ._layers import (adaptive_avg_pool2d, apply_rotary, avg_pool2d, baddbmm, batch_norm, bmm,
+                      dropout, embedding, group_norm, max_pool2d, rotary_cos_sin,
+                      scaled_dot_product_attention)
+from ._modules import (GELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d,
+                       CrossEntropyLoss, Dropout, Embedding, GroupNorm, LayerNorm, Linear,
+                       LogSoftmax, MaxPool2d, MSELoss, MultiheadAttention, NLLLoss, ReLU,
+                       RMSNorm, Sigmoid, SiLU, Softmax, Tanh, convert)
+from ._mode import reproducible
+from ._optim import SGD, Adam, AdamW, clip_grad_norm_
+from ._nn import (cross_entropy, gelu, layer_norm, log_softmax, logsumexp, mean, mse_loss,
+                  nll_loss, relu, rms_norm, sigmoid, silu, softmax, sum, tanh, var)
 
-__all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert"]
+__all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
+           "exp", "log", "sin", "cos", "tanh", "erf", "rsqrt",
+           "relu", "sigmoid", "silu", "gelu", "softmax", "log_softmax", "logsumexp",
+           "sum", "mean", "var", "layer_norm", "rms_norm",
+           "mse_loss", "nll_loss", "cross_entropy",
+           "ReLU", "Sigmoid", "Tanh", "SiLU", "GELU", "Softmax", "LogSoftmax", "LayerNorm",
+           "RMSNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss",
+           "batch_norm", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d", "embedding",
+           "dropout", "scaled_dot_product_attention",
+           "BatchNorm1d", "BatchNorm2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool2d",
+           "Embedding", "Dropout",
+           "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
+           "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_",
+           "reproducible"]

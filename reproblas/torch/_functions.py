@@ -3,37 +3,21 @@
 Tensors go to NumPy without a copy (``detach().numpy()``), reproblas computes, and the
 result comes back with ``torch.from_numpy``. Every gradient is a reproblas product or
 sum with the terms and order written in docs/torch.md, in the forward's `order`.
-The backward passes compute outside autograd, so they are once_differentiable: a
-second derivative through them is a clear error, not a silently dropped term.
+Each backward is written with these Functions again (and exact views), so derivatives of
+every order exist and are reproducible: a gradient penalty or ``gradgradcheck`` differentiates
+the backward's own reproblas products (docs/contract.md §5.6).
 """
 import math
 
 import numpy as np
 import torch
-from torch.autograd.function import once_differentiable
 
 import reproblas
 from reproblas import _validate
 
-_DTYPES = (torch.float32, torch.float64)
-
-
-def _array(t, name, routine):
-    """A CPU float tensor as a NumPy array sharing its memory."""
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"reproblas.torch.{routine}: {name} must be a torch.Tensor, got "
-                        f"{type(t).__name__}")
-    if t.device.type != "cpu":
-        raise ValueError(f"reproblas.torch.{routine}: {name} is on {t.device}; reproblas.torch "
-                         f"computes on the CPU: move it with .cpu()")
-    if t.layout != torch.strided:
-        raise TypeError(f"reproblas.torch.{routine}: {name} has layout {t.layout}; pass a "
-                        f"dense tensor (.to_dense())")
-    if t.dtype not in _DTYPES:
-        raise TypeError(f"reproblas.torch.{routine}: {name} has dtype {t.dtype}; reproblas "
-                        f"computes in float32 or float64 only: convert it explicitly "
-                        f"(.float() or .double())")
-    return t.detach().numpy()
+from ._prims import array as _array
+from ._prims import expand, rsum
+from ._prims import tensor as _tensor
 
 
 def _check(routine, **tensors):
@@ -48,15 +32,14 @@ def _check(routine, **tensors):
                         f"casts silently: convert one of them with .to()")
 
 
-def _tensor(a):
-    """A C-ordered tensor of a's values; 0-d stays 0-d (np.ascontiguousarray makes it 1-D)."""
-    a = np.asarray(a)
-    return torch.from_numpy(a if a.flags.c_contiguous else np.ascontiguousarray(a))
-
-
 def _rows(a):
     """(..., f) as the 2-D (rows, f), rows in C order of the leading axes."""
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+
+
+def _trows(t):
+    """A tensor (..., f) as the 2-D (rows, f), rows in C order of the leading axes."""
+    return t.reshape(math.prod(t.shape[:-1]), t.shape[-1])
 
 
 # ---- linear: y = x W^T (+ b) ----
@@ -77,22 +60,17 @@ class _Linear(torch.autograd.Function):
         return _tensor(y.reshape(x.shape[:-1] + (w.shape[0],)))
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
         input, weight = ctx.saved_tensors
-        x, w = _array(input, "input", "linear"), _array(weight, "weight", "linear")
-        g = _rows(_array(grad_output, "grad_output", "linear"))
+        g = _trows(grad_output)
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[0]:  # sum over the output features o
-            grad_input = _tensor(reproblas.gemm(1.0, g, w, order=ctx.order).reshape(x.shape))
+            grad_input = _Matmul.apply(g, weight, ctx.order).reshape(input.shape)
         if ctx.needs_input_grad[1]:  # sum over the rows of the flattened batch
-            grad_weight = _tensor(reproblas.gemm(1.0, g, _rows(x), trans_a=True,
-                                                 order=ctx.order))
+            grad_weight = _Matmul.apply(g.t(), _trows(input), ctx.order)
         if ctx.has_bias and ctx.needs_input_grad[2]:
-            # The ordered sum over the rows: products g * 1 are exact, so gemv with a
-            # vector of ones adds exactly the terms g[r, o] in the order of `order`.
-            ones = np.ones(g.shape[0], dtype=g.dtype)
-            grad_bias = _tensor(reproblas.gemv(1.0, g, ones, trans=True, order=ctx.order))
+            # the ordered sum of g[r, o] over the rows r (the terms of gemv with ones)
+            grad_bias = rsum(g, 0, order=ctx.order)
         return grad_input, grad_weight, grad_bias, None
 
 
@@ -135,13 +113,13 @@ def linear(input, weight, bias=None, *, order="sequential"):
 # ---- matmul, with NumPy/PyTorch broadcasting ----
 
 def _reduce_matmul(left, right, shape, order):
-    """``sum(left @ right)`` over the batch axes that broadcast onto `shape`.
+    """``sum(left @ right)`` over the batch axes that broadcast onto `shape` (tensors).
 
     left ``(B..., p, c)`` and right ``(B..., c, q)`` share the full batch shape B; the
     result has batch shape `shape` (B with some axes of size 1). Each element is one
     ordered sum whose terms run over (the reduced batch indices, lexicographic; then c).
     """
-    batch = left.shape[:-2]
+    batch = tuple(left.shape[:-2])
     nb = len(batch)
     target = (1,) * (nb - len(shape)) + tuple(shape)
     reduced = [i for i in range(nb) if target[i] == 1 and batch[i] != 1]
@@ -149,9 +127,9 @@ def _reduce_matmul(left, right, shape, order):
     p, c, q = left.shape[-2], left.shape[-1], right.shape[-1]
     kept_shape = tuple(batch[i] for i in kept)
     r = math.prod(batch[i] for i in reduced)
-    lt = left.transpose(kept + [nb] + reduced + [nb + 1]).reshape(kept_shape + (p, r * c))
-    rt = right.transpose(kept + reduced + [nb, nb + 1]).reshape(kept_shape + (r * c, q))
-    return reproblas.matmul(lt, rt, order=order).reshape(tuple(shape) + (p, q))
+    lt = left.permute(kept + [nb] + reduced + [nb + 1]).reshape(kept_shape + (p, r * c))
+    rt = right.permute(kept + reduced + [nb, nb + 1]).reshape(kept_shape + (r * c, q))
+    return _Matmul.apply(lt, rt, order).reshape(tuple(shape) + (p, q))
 
 
 class _Matmul(torch.autograd.Function):
@@ -163,22 +141,20 @@ class _Matmul(torch.autograd.Function):
         return _tensor(reproblas.matmul(a, b, order=order))
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
         a_t, b_t = ctx.saved_tensors
-        a, b = _array(a_t, "input", "matmul"), _array(b_t, "other", "matmul")
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
-        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+        a2 = a_t.unsqueeze(0) if a_t.ndim == 1 else a_t
+        b2 = b_t.unsqueeze(1) if b_t.ndim == 1 else b_t
+        batch = tuple(torch.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
         m, n = a2.shape[-2], b2.shape[-1]
-        g = _array(grad_output, "grad_output", "matmul").reshape(batch + (m, n))
+        g = grad_output.reshape(batch + (m, n))
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:  # grad @ b^T: terms over (reduced batch, n)
-            bt = np.broadcast_to(b2, batch + b2.shape[-2:]).swapaxes(-1, -2)
-            grad_a = _tensor(_reduce_matmul(g, bt, a2.shape[:-2], ctx.order).reshape(a.shape))
+            bt = expand(b2, batch + tuple(b2.shape[-2:]), ctx.order).transpose(-1, -2)
+            grad_a = _reduce_matmul(g, bt, a2.shape[:-2], ctx.order).reshape(a_t.shape)
         if ctx.needs_input_grad[1]:  # a^T @ grad: terms over (reduced batch, m)
-            at = np.broadcast_to(a2, batch + a2.shape[-2:]).swapaxes(-1, -2)
-            grad_b = _tensor(_reduce_matmul(at, g, b2.shape[:-2], ctx.order).reshape(b.shape))
+            at = expand(a2, batch + tuple(a2.shape[-2:]), ctx.order).transpose(-1, -2)
+            grad_b = _reduce_matmul(at, g, b2.shape[:-2], ctx.order).reshape(b_t.shape)
         return grad_a, grad_b, None
 
 
@@ -208,33 +184,85 @@ def matmul(input, other, *, order="sequential"):
 
 # ---- conv2d (NCHW, PyTorch conventions; contract §3 "Convolution") ----
 
+# Each gradient is bilinear in its two tensor arguments; its own gradients are the other two
+# operations of the triple (conv2d, grad_input, grad_weight), so every order is reproblas.
+
 class _Conv2d(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, input, weight, bias, stride, padding, dilation, groups, order):
+    def forward(ctx, input, weight, bias, args, order):
         x, w = _array(input, "input", "conv2d"), _array(weight, "weight", "conv2d")
         b = None if bias is None else _array(bias, "bias", "conv2d")
-        y = reproblas.conv2d(x, w, b, stride, padding, dilation, groups, order=order)
+        y = reproblas.conv2d(x, w, b, *args, order=order)
         ctx.save_for_backward(input, weight)
-        ctx.args = (stride, padding, dilation, groups)
-        ctx.order, ctx.has_bias = order, bias is not None
+        ctx.args, ctx.order, ctx.has_bias = args, order, bias is not None
         return _tensor(y)
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, grad_output):
         input, weight = ctx.saved_tensors
-        x, w = _array(input, "input", "conv2d"), _array(weight, "weight", "conv2d")
-        g = _array(grad_output, "grad_output", "conv2d")
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[0]:
-            grad_input = _tensor(reproblas.conv2d_grad_input(g, w, x.shape, *ctx.args,
-                                                             order=ctx.order))
+            grad_input = _ConvGradInput.apply(grad_output, weight, tuple(input.shape),
+                                              ctx.args, ctx.order)
         if ctx.needs_input_grad[1]:
-            grad_weight = _tensor(reproblas.conv2d_grad_weight(x, g, w.shape, *ctx.args,
-                                                               order=ctx.order))
+            grad_weight = _ConvGradWeight.apply(input, grad_output, tuple(weight.shape),
+                                                ctx.args, ctx.order)
         if ctx.has_bias and ctx.needs_input_grad[2]:
-            grad_bias = _tensor(reproblas.conv2d_grad_bias(g, order=ctx.order))
-        return grad_input, grad_weight, grad_bias, None, None, None, None, None
+            grad_bias = _ConvGradBias.apply(grad_output, ctx.order)
+        return grad_input, grad_weight, grad_bias, None, None
+
+
+class _ConvGradInput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, g_t, w_t, x_shape, args, order):
+        g, w = _array(g_t, "grad_output", "conv2d"), _array(w_t, "weight", "conv2d")
+        ctx.save_for_backward(g_t, w_t)
+        ctx.args, ctx.order = args, order
+        return _tensor(reproblas.conv2d_grad_input(g, w, x_shape, *args, order=order))
+
+    @staticmethod
+    def backward(ctx, h):  # <h, gx(g, w)> = <conv2d(h, w), g> = <w, gw(h, g)>
+        g_t, w_t = ctx.saved_tensors
+        dg = dw = None
+        if ctx.needs_input_grad[0]:
+            dg = _Conv2d.apply(h, w_t, None, ctx.args, ctx.order)
+        if ctx.needs_input_grad[1]:
+            dw = _ConvGradWeight.apply(h, g_t, tuple(w_t.shape), ctx.args, ctx.order)
+        return dg, dw, None, None, None
+
+
+class _ConvGradWeight(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x_t, g_t, w_shape, args, order):
+        x, g = _array(x_t, "input", "conv2d"), _array(g_t, "grad_output", "conv2d")
+        ctx.save_for_backward(x_t, g_t)
+        ctx.args, ctx.order = args, order
+        return _tensor(reproblas.conv2d_grad_weight(x, g, w_shape, *args, order=order))
+
+    @staticmethod
+    def backward(ctx, h):  # <h, gw(x, g)> = <conv2d(x, h), g> = <x, gx(g, h)>
+        x_t, g_t = ctx.saved_tensors
+        dx = dg = None
+        if ctx.needs_input_grad[0]:
+            dx = _ConvGradInput.apply(g_t, h, tuple(x_t.shape), ctx.args, ctx.order)
+        if ctx.needs_input_grad[1]:
+            dg = _Conv2d.apply(x_t, h, None, ctx.args, ctx.order)
+        return dx, dg, None, None, None
+
+
+class _ConvGradBias(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, g_t, order):
+        ctx.shape, ctx.order = g_t.shape, order
+        return _tensor(reproblas.conv2d_grad_bias(_array(g_t, "grad_output", "conv2d"),
+                                                  order=order))
+
+    @staticmethod
+    def backward(ctx, h):  # gb is linear in g: its gradient broadcasts h[k] over (n, p, q)
+        k_axis = len(ctx.shape) - 3
+        view = [1] * len(ctx.shape)
+        view[k_axis] = ctx.shape[k_axis]
+        return expand(h.reshape(view), ctx.shape, ctx.order), None
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *,
@@ -269,4 +297,4 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     _validate.order(order, "torch.conv2d")
     _check("conv2d", input=input, weight=weight, bias=bias)
     # a 3-D input (one unbatched image) is reproblas.conv2d's own rule, as every shape check
-    return _Conv2d.apply(input, weight, bias, stride, padding, dilation, groups, order)
+    return _Conv2d.apply(input, weight, bias, (stride, padding, dilation, groups), order)

@@ -1,0 +1,427 @@
+"""Batch norm, pooling, embedding, dropout and attention (docs/contract.md §5.7).
+
+Compositions of reproblas (sums, conv2d, matmul), crlibm_py and exact tensor operations.
+The two scatter-type backward passes (max_pool2d, embedding) are autograd Functions whose
+gradient is a sequential index_add / scatter_add in C order of the positions.
+"""
+import math
+
+import numpy as np
+import torch
+
+from reproblas import _validate
+
+from . import _elementwise as E
+from . import _nn
+from ._functions import conv2d, matmul
+from ._prims import array, expand, rsum
+
+
+def _pair(v, name, routine):
+    if isinstance(v, bool):
+        raise TypeError(f"reproblas.torch.{routine}: {name} must be an int or a pair of ints")
+    if isinstance(v, int):
+        return (v, v)
+    v = tuple(v)
+    if len(v) == 1:
+        v = v * 2
+    if len(v) != 2 or not all(isinstance(i, int) and not isinstance(i, bool) for i in v):
+        raise TypeError(f"reproblas.torch.{routine}: {name} must be an int or a pair of ints, "
+                        f"got {v!r}")
+    return v
+
+
+def _image(input, routine, dtypes=None):
+    array(input, "input", routine, dtypes or E.dtypes())
+    if input.ndim not in (3, 4):
+        raise ValueError(f"reproblas.torch.{routine}: input must be (N, C, H, W) or (C, H, W), "
+                         f"got shape {tuple(input.shape)}")
+
+
+# ---- batch norm ----
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5, *, order="sequential"):
+    """``torch.nn.functional.batch_norm`` as the graph of docs/contract.md §5.7: two-pass
+    statistics over every axis but the channel axis 1, crlibm rsqrt; in training the running
+    statistics (when given) are updated in place."""
+    array(input, "input", "batch_norm", E.dtypes())
+    _validate.order(order, "torch.batch_norm")
+    if input.ndim < 2:
+        raise ValueError(f"reproblas.torch.batch_norm: input must be (N, C, ...), got shape "
+                         f"{tuple(input.shape)}")
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None:
+            array(t, name, "batch_norm", E.dtypes())
+            if tuple(t.shape) != (c,):
+                raise ValueError(f"reproblas.torch.batch_norm: {name} has shape "
+                                 f"{tuple(t.shape)}, expected ({c},)")
+    _nn._same_dtype("batch_norm", input=input, running_mean=running_mean,
+                    running_var=running_var, weight=weight, bias=bias)
+    view = [1] * input.ndim
+    view[1] = c
+
+    def per_channel(t):
+        return expand(t.reshape(view), input.shape, order)
+
+    if training:
+        dims = (0,) + tuple(range(2, input.ndim))
+        n = float(math.prod(input.shape[d] for d in dims))
+        if n <= 1:
+            raise ValueError(f"reproblas.torch.batch_norm: training needs more than one value "
+                             f"per channel, got input shape {tuple(input.shape)}")
+        mu = rsum(input, dims, True, order) / n
+        d = input - expand(mu, input.shape, order)
+        s = rsum(d * d, dims, True, order)
+        y = d * expand(E.rsqrt(s / n + eps), input.shape, order)
+        if running_mean is not None or running_var is not None:
+            with torch.no_grad():
+                keep = 1.0 - momentum
+                if running_mean is not None:
+                    running_mean.copy_(running_mean * keep + mu.reshape(c) * momentum)
+                if running_var is not None:
+                    running_var.copy_(running_var * keep + (s.reshape(c) / (n - 1.0)) * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("reproblas.torch.batch_norm: evaluation needs running_mean and "
+                             "running_var")
+        y = (input - per_channel(running_mean)) * per_channel(E.rsqrt(running_var + eps))
+    if weight is not None:
+        y = y * per_channel(weight)
+    if bias is not None:
+        y = y + per_channel(bias)
+    return y
+
+
+# ---- pooling ----
+
+def _window_counts(h, w, kernel, stride, padding, dtype):
+    """How many positions of each output window lie inside the (h, w) input."""
+    def axis(size, k, s, p):
+        out = (size + 2 * p - k) // s + 1
+        start = np.arange(out) * s - p
+        return np.minimum(start + k, size) - np.maximum(start, 0)
+    return torch.from_numpy(np.outer(axis(h, kernel[0], stride[0], padding[0]),
+                                     axis(w, kernel[1], stride[1], padding[1])).astype(
+        np.float64)).to(dtype)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None, *, order="sequential"):
+    """The window sums of a depthwise reproblas.conv2d with a kernel of ones, ``⊘`` the
+    divisor (docs/contract.md §5.7)."""
+    _image(input, "avg_pool2d", (torch.float32, torch.float64))
+    _validate.order(order, "torch.avg_pool2d")
+    kernel = _pair(kernel_size, "kernel_size", "avg_pool2d")
+    stride = kernel if stride is None or stride == [] else _pair(stride, "stride", "avg_pool2d")
+    padding = _pair(padding, "padding", "avg_pool2d")
+    if ceil_mode:
+        raise NotImplementedError("reproblas.torch.avg_pool2d: ceil_mode=True is not supported")
+    if any(p * 2 > k for p, k in zip(padding, kernel)):
+        raise ValueError(f"reproblas.torch.avg_pool2d: padding {padding} must be at most half "
+                         f"the kernel {kernel}")
+    c = input.shape[-3]
+    ones = torch.ones((c, 1) + kernel, dtype=input.dtype)
+    total = conv2d(input, ones, None, stride, padding, 1, c, order=order)
+    if divisor_override is not None:
+        return total / float(divisor_override)
+    if count_include_pad or padding == (0, 0):
+        return total / float(kernel[0] * kernel[1])
+    h, w = input.shape[-2:]
+    return total / _window_counts(h, w, kernel, stride, padding, input.dtype)
+
+
+def adaptive_avg_pool2d(input, output_size, *, order="sequential"):
+    """``avg_pool2d`` with kernel = stride = the input size over output_size (sizes that
+    divide only)."""
+    _image(input, "adaptive_avg_pool2d", (torch.float32, torch.float64))
+    h, w = input.shape[-2:]
+    items = (output_size, output_size) if isinstance(output_size, int) or output_size is None \
+        else tuple(output_size)
+    if len(items) != 2 or any(o is not None and (isinstance(o, bool) or not isinstance(o, int))
+                              for o in items):
+        raise TypeError(f"reproblas.torch.adaptive_avg_pool2d: output_size must be an int or a "
+                        f"pair of ints (or None), got {output_size!r}")
+    out = tuple(size if o is None else o for o, size in zip(items, (h, w)))
+    if any(o <= 0 or s % o for o, s in zip(out, (h, w))):
+        raise NotImplementedError(f"reproblas.torch.adaptive_avg_pool2d: output size {out} must "
+                                  f"divide the input size {(h, w)}")
+    kernel = (h // out[0], w // out[1])
+    return avg_pool2d(input, kernel, kernel, 0, order=order)
+
+
+class _MaxPool(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, args):
+        y, idx = torch.nn.functional.max_pool2d(x.detach(), *args, return_indices=True)
+        ctx.save_for_backward(idx)
+        ctx.shape = x.shape
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (idx,) = ctx.saved_tensors
+        return _scatter_plane(g, idx, ctx.shape), None
+
+
+def _scatter_plane(g, idx, shape):
+    """Each (n, c) plane: the sum, sequential from +0, of g over the output positions in C
+    order that chose an input position (scatter_add along one row per plane)."""
+    planes = math.prod(shape[:-2])
+    src = g.reshape(planes, -1)
+    out = torch.zeros(planes, shape[-2] * shape[-1], dtype=g.dtype)
+    return out.scatter_add(1, idx.reshape(planes, -1), src).reshape(shape)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """PyTorch's exact window maximum; the gradient an ordered scatter-add (contract §5.7)."""
+    _image(input, "max_pool2d", (torch.float32, torch.float64))
+    if return_indices:
+        raise NotImplementedError("reproblas.torch.max_pool2d: return_indices=True is not "
+                                  "supported")
+    stride = kernel_size if stride is None or stride == [] else stride
+    return _MaxPool.apply(input, (kernel_size, stride, padding, dilation, ceil_mode))
+
+
+# ---- embedding ----
+
+class _Embedding(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, weight, idx, padding_idx):
+        ctx.save_for_backward(idx)
+        ctx.rows, ctx.padding_idx = weight.shape[0], padding_idx
+        return weight.detach().index_select(0, idx.reshape(-1)).reshape(
+            tuple(idx.shape) + (weight.shape[1],))
+
+    @staticmethod
+    def backward(ctx, g):
+        (idx,) = ctx.saved_tensors
+        flat = idx.reshape(-1)
+        src = g.reshape(flat.numel(), g.shape[-1])
+        if ctx.padding_idx is not None:
+            src = torch.where((flat != ctx.padding_idx).unsqueeze(1), src, 0.0)
+        out = torch.zeros(ctx.rows, g.shape[-1], dtype=g.dtype)
+        return out.index_add(0, flat, src), None, None
+
+
+def embedding(input, weight, padding_idx=None):
+    """Rows of weight (exact); the gradient a sequential index_add in C order of the
+    positions, +0 for padding_idx (docs/contract.md §5.7)."""
+    array(weight, "weight", "embedding")
+    if not isinstance(input, torch.Tensor) or input.dtype not in (torch.int32, torch.int64):
+        raise TypeError("reproblas.torch.embedding: input must be an integer tensor of "
+                        "indices (int32 or int64)")
+    if input.device.type != "cpu":
+        raise ValueError(f"reproblas.torch.embedding: input is on {input.device}; "
+                         f"reproblas.torch computes on the CPU: move it with .cpu()")
+    if weight.ndim != 2:
+        raise ValueError(f"reproblas.torch.embedding: weight must be 2-D, got shape "
+                         f"{tuple(weight.shape)}")
+    rows = weight.shape[0]
+    if input.numel() and (int(input.min()) < 0 or int(input.max()) >= rows):
+        raise IndexError(f"reproblas.torch.embedding: indices must be in [0, {rows})")
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise ValueError(f"reproblas.torch.embedding: padding_idx {padding_idx} is out of "
+                             f"range for {rows} rows")
+        padding_idx %= rows
+    return _Embedding.apply(weight, input.long(), padding_idx)
+
+
+# ---- dropout ----
+
+def _splitmix64(z):
+    with np.errstate(over="ignore"):
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def dropout_mask(shape, p, seed, offset=0):
+    """The keep-mask of docs/contract.md §5.7 (a bool tensor of `shape`)."""
+    n = math.prod(shape)
+    i = np.arange(n, dtype=np.uint64) + np.uint64(offset)
+    z = _splitmix64(np.uint64(seed & 0xFFFFFFFFFFFFFFFF) ^ _splitmix64(i))
+    u = (z >> np.uint64(40)).astype(np.float64) / float(1 << 24)
+    return torch.from_numpy(u >= p).reshape(shape)
+
+
+def dropout(input, p=0.5, training=True, *, seed, offset=0):
+    """Dropout whose mask depends only on (seed, offset + element index)."""
+    array(input, "input", "dropout")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"reproblas.torch.dropout: p must be in [0, 1], got {p!r}")
+    for name, v in (("seed", seed), ("offset", offset)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise TypeError(f"reproblas.torch.dropout: {name} must be a non-negative int, "
+                            f"got {v!r}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:  # every element dropped (the scale would be infinite)
+        return torch.where(torch.zeros(input.shape, dtype=torch.bool), input, 0.0)
+    keep = dropout_mask(tuple(input.shape), p, seed, offset)
+    return torch.where(keep, input * (1.0 / (1.0 - p)), 0.0)
+
+
+# ---- attention ----
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, *, order="sequential"):
+    """``softmax(q kᵀ ⊗ scale + mask) v`` with reproblas products and softmax
+    (docs/contract.md §5.7)."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        array(t, name, "scaled_dot_product_attention", E.dtypes())
+        if t.ndim < 2:
+            raise ValueError(f"reproblas.torch.scaled_dot_product_attention: {name} must be "
+                             f"at least 2-D, got shape {tuple(t.shape)}")
+    _nn._same_dtype("scaled_dot_product_attention", query=query, key=key, value=value)
+    if dropout_p:
+        raise NotImplementedError("reproblas.torch.scaled_dot_product_attention: dropout_p "
+                                  "must be 0 (apply reproblas.torch.dropout explicitly)")
+    if is_causal and attn_mask is not None:
+        raise ValueError("reproblas.torch.scaled_dot_product_attention: give attn_mask or "
+                         "is_causal, not both")
+    e = query.shape[-1]
+    if scale is None:
+        scale = 1.0 / math.sqrt(e)
+    s = matmul(query, key.transpose(-2, -1), order=order) * E._const(scale, query)
+    lq, lk = s.shape[-2], s.shape[-1]
+    if is_causal:
+        attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
+    if attn_mask is not None:
+        if not isinstance(attn_mask, torch.Tensor):
+            raise TypeError("reproblas.torch.scaled_dot_product_attention: attn_mask must be "
+                            "a tensor")
+        try:
+            shape = torch.broadcast_shapes(s.shape, attn_mask.shape)
+        except RuntimeError as exc:
+            raise ValueError(f"reproblas.torch.scaled_dot_product_attention: attn_mask "
+                             f"{tuple(attn_mask.shape)} does not broadcast to the scores "
+                             f"{tuple(s.shape)}") from exc
+        s = expand(s, shape, order)
+        if attn_mask.dtype == torch.bool:
+            s = torch.where(attn_mask.expand(shape), s, -math.inf)
+        else:
+            array(attn_mask, "attn_mask", "scaled_dot_product_attention", E.dtypes())
+            _nn._same_dtype("scaled_dot_product_attention", query=query, attn_mask=attn_mask)
+            s = s + expand(attn_mask, shape, order)
+    return matmul(_nn.softmax(s, -1, order=order), value, order=order)
+
+
+# ---- group norm ----
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, *, order="sequential"):
+    """``torch.nn.functional.group_norm``: layer norm over each group's channels and spatial
+    positions (C index order), then ``⊗ weight[c]``, ``⊕ bias[c]`` (docs/contract.md §5.7)."""
+    array(input, "input", "group_norm", E.dtypes())
+    _validate.order(order, "torch.group_norm")
+    if input.ndim < 2:
+        raise ValueError(f"reproblas.torch.group_norm: input must be (N, C, ...), got shape "
+                         f"{tuple(input.shape)}")
+    c = input.shape[1]
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0 \
+            or c % num_groups:
+        raise ValueError(f"reproblas.torch.group_norm: num_groups must be a positive int "
+                         f"dividing the {c} channels, got {num_groups!r}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None:
+            array(t, name, "group_norm", E.dtypes())
+            if tuple(t.shape) != (c,):
+                raise ValueError(f"reproblas.torch.group_norm: {name} has shape "
+                                 f"{tuple(t.shape)}, expected ({c},)")
+    _nn._same_dtype("group_norm", input=input, weight=weight, bias=bias)
+    n = input.shape[0]
+    grouped = input.reshape(n, num_groups, -1)
+    y = _nn.layer_norm(grouped, grouped.shape[-1], None, None, eps, order=order)
+    y = y.reshape(input.shape)
+    view = [1] * input.ndim
+    view[1] = c
+    if weight is not None:
+        y = y * expand(weight.reshape(view), input.shape, order)
+    if bias is not None:
+        y = y + expand(bias.reshape(view), input.shape, order)
+    return y
+
+
+# ---- batched products ----
+
+def bmm(input, mat2, *, order="sequential"):
+    """``torch.bmm``: (B, n, m) @ (B, m, p), each product a reproblas sum over m."""
+    for name, t in (("input", input), ("mat2", mat2)):
+        array(t, name, "bmm")
+        if t.ndim != 3:
+            raise ValueError(f"reproblas.torch.bmm: {name} must be 3-D, got shape "
+                             f"{tuple(t.shape)}")
+    if input.shape[0] != mat2.shape[0]:
+        raise ValueError(f"reproblas.torch.bmm: batch sizes differ: {input.shape[0]} and "
+                         f"{mat2.shape[0]}")
+    return matmul(input, mat2, order=order)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1.0, alpha=1.0, order="sequential"):
+    """``torch.baddbmm``: ``(input ⊗ beta) ⊕ (bmm(batch1, batch2) ⊗ alpha)``; with
+    ``beta = 0`` input is not read (NaN in it does not propagate), as PyTorch."""
+    p = bmm(batch1, batch2, order=order)
+    array(input, "input", "baddbmm")
+    _nn._same_dtype("baddbmm", input=input, batch1=batch1)
+    try:
+        shape = torch.broadcast_shapes(input.shape, p.shape)
+    except RuntimeError as exc:
+        raise ValueError(f"reproblas.torch.baddbmm: input {tuple(input.shape)} does not "
+                         f"broadcast to the product {tuple(p.shape)}") from exc
+    if shape != p.shape:
+        raise ValueError(f"reproblas.torch.baddbmm: input {tuple(input.shape)} does not "
+                         f"broadcast to the product {tuple(p.shape)}")
+    scaled = p if alpha == 1.0 else p * E._const(alpha, p)
+    if beta == 0.0:
+        return scaled
+    return expand(input, shape, order) * E._const(beta, p) + scaled
+
+
+# ---- rotary position embedding ----
+
+def rotary_cos_sin(positions, dim, base=10000.0):
+    """cos and sin tables ``(len(positions), dim)`` of rotary embeddings (float32):
+    ``f_i = exp(log(base) ⊗ (−2i ⊘ dim))`` for ``i < dim/2``, angle ``pos ⊗ f_i``, each
+    frequency used for the two halves (docs/contract.md §5.7)."""
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim <= 0 or dim % 2:
+        raise ValueError(f"reproblas.torch.rotary_cos_sin: dim must be a positive even int, "
+                         f"got {dim!r}")
+    if not isinstance(positions, torch.Tensor) or positions.dtype not in (torch.int32,
+                                                                          torch.int64):
+        raise TypeError("reproblas.torch.rotary_cos_sin: positions must be an integer tensor")
+    if positions.numel() and int(positions.abs().max()) >= 1 << 24:
+        raise ValueError("reproblas.torch.rotary_cos_sin: positions must be below 2^24 (exact "
+                         "in float32)")
+    half = dim // 2
+    expo = -(torch.arange(half, dtype=torch.float32) * 2.0) / float(dim)
+    freq = E.exp(E.log(torch.tensor(float(np.float32(base)))) * expo)
+    angle = positions.reshape(-1, 1).to(torch.float32) * freq.reshape(1, half)
+    angle = torch.cat([angle, angle], dim=1)
+    return E.cos(angle), E.sin(angle)
+
+
+def apply_rotary(x, cos, sin):
+    """``(x ⊗ cos) ⊕ (rotate_half(x) ⊗ sin)`` with ``rotate_half(x) = cat(−x₂, x₁)`` over
+    the last axis (cos and sin broadcast as PyTorch would, through expand)."""
+    array(x, "input", "apply_rotary", E.dtypes())
+    for name, t in (("cos", cos), ("sin", sin)):
+        array(t, name, "apply_rotary", E.dtypes())
+    if x.shape[-1] % 2:
+        raise ValueError(f"reproblas.torch.apply_rotary: the last axis must be even, got "
+                         f"{x.shape[-1]}")
+    try:
+        shape = torch.broadcast_shapes(x.shape, cos.shape, sin.shape)
+    except RuntimeError as exc:
+        raise ValueError(f"reproblas.torch.apply_rotary: cos {tuple(cos.shape)} and sin "
+                         f"{tuple(sin.shape)} do not broadcast to x {tuple(x.shape)}") from exc
+    if shape != x.shape:
+        raise ValueError(f"reproblas.torch.apply_rotary: cos and sin must broadcast to x "
+                         f"{tuple(x.shape)}")
+    h = x.shape[-1] // 2
+    rot = torch.cat([-x[..., h:], x[..., :h]], dim=-1)
+    return x * expand(cos, shape) + rot * expand(sin, shape)

@@ -1,0 +1,120 @@
+"""The differentiable primitives every reproblas.torch op is built from.
+
+A primitive is a ``torch.autograd.Function`` whose forward runs on reproblas or crlibm_py and
+whose backward is written with primitives again (and exact tensor views), never with
+computation outside autograd: derivatives of any order exist and are themselves defined bit
+for bit. Two of them carry the reductions: ``rsum`` (an ordered reproblas sum over axes) and
+``expand`` (a broadcast whose gradient is ``rsum``, not PyTorch's own ``sum_to_size``, whose
+bits may depend on the thread count).
+"""
+import numpy as np
+import torch
+
+import reproblas
+
+_DTYPES = (torch.float32, torch.float64)
+
+
+def array(t, name, routine, dtypes=_DTYPES):
+    """A CPU float tensor as a NumPy array sharing its memory."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"reproblas.torch.{routine}: {name} must be a torch.Tensor, got "
+                        f"{type(t).__name__}")
+    if t.device.type != "cpu":
+        raise ValueError(f"reproblas.torch.{routine}: {name} is on {t.device}; reproblas.torch "
+                         f"computes on the CPU: move it with .cpu()")
+    if t.layout != torch.strided:
+        raise TypeError(f"reproblas.torch.{routine}: {name} has layout {t.layout}; pass a "
+                        f"dense tensor (.to_dense())")
+    if t.dtype not in dtypes:
+        allowed = " or ".join(str(d).replace("torch.", "") for d in dtypes)
+        raise TypeError(f"reproblas.torch.{routine}: {name} has dtype {t.dtype}; this op "
+                        f"computes in {allowed} only: convert it explicitly "
+                        f"(.float() or .double())")
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
+    return t.detach().numpy()
+
+
+def tensor(a):
+    """A C-ordered tensor of a's values; 0-d stays 0-d (np.ascontiguousarray makes it 1-D)."""
+    a = np.asarray(a)
+    return torch.from_numpy(a if a.flags.c_contiguous else np.ascontiguousarray(a))
+
+
+def dims_of(dim, ndim, routine):
+    """`dim` (None: all axes; an int; a sequence of ints) as a sorted tuple of axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    items = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not items:  # PyTorch: an empty dim list reduces every axis
+        return tuple(range(ndim))
+    out = []
+    for d in items:
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise TypeError(f"reproblas.torch.{routine}: dim must be an int or a sequence of "
+                            f"ints, got {d!r}")
+        n = max(ndim, 1)
+        if not -n <= d < n:
+            raise IndexError(f"reproblas.torch.{routine}: dim {d} is out of range for a "
+                             f"{ndim}-D tensor")
+        out.append(d % n)
+    if len(set(out)) != len(out):
+        raise ValueError(f"reproblas.torch.{routine}: dim {items} repeats an axis")
+    return tuple(sorted(out))
+
+
+class _Sum(torch.autograd.Function):
+    """x summed over `dims` (sorted), each result one reproblas.sum of its slice in C index
+    order over the reduced axes (docs/contract.md §4.1 `axis=`)."""
+
+    @staticmethod
+    def forward(ctx, x_t, dims, keepdim, order):
+        x = array(x_t, "input", "sum")
+        ctx.shape, ctx.dims, ctx.keepdim, ctx.order = x_t.shape, dims, keepdim, order
+        if x.ndim == 0:
+            return x_t.detach().clone()
+        s = reproblas.sum(x, order, axis=dims, keepdims=keepdim)
+        return tensor(s)
+
+    @staticmethod
+    def backward(ctx, g):
+        if len(ctx.shape) == 0:
+            return g, None, None, None
+        if not ctx.keepdim:
+            kept = list(ctx.shape)
+            for d in ctx.dims:
+                kept[d] = 1
+            g = g.reshape(kept)
+        return expand(g, ctx.shape, ctx.order), None, None, None
+
+
+class _Expand(torch.autograd.Function):
+    """x broadcast to `shape` (a view); the gradient sums over the broadcast axes with rsum."""
+
+    @staticmethod
+    def forward(ctx, x_t, shape, order):
+        ctx.shape, ctx.order = x_t.shape, order
+        return x_t.detach().expand(shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        lead = g.ndim - len(ctx.shape)
+        dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(ctx.shape)
+                                          if n == 1 and g.shape[lead + i] != 1)
+        if dims:
+            g = rsum(g, dims, keepdim=True, order=ctx.order)
+        return g.reshape(ctx.shape), None, None
+
+
+def rsum(x, dim=None, keepdim=False, order="sequential"):
+    """Differentiable ordered sum over `dim` (all axes if None)."""
+    return _Sum.apply(x, dims_of(dim, x.ndim, "sum"), bool(keepdim), order)
+
+
+def expand(x, shape, order="sequential"):
+    """Differentiable broadcast of x to `shape`; a no-op when the shapes already agree."""
+    shape = torch.Size(shape)
+    if x.shape == shape:
+        return x
+    return _Expand.apply(x, shape, order)
