@@ -72,7 +72,7 @@ extensions = [
     Extension(
         "reproblas._core",
         sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/frame/{f}.c" for f in (
-            "level1", "thread", "level3", "trsm", "conv_gather", "conv_seq", "conv_driver",
+            "level1", "thread", "level3", "trsm", "level2", "conv_gather", "conv_seq", "conv_driver",
             "context")] + [f"src/c/reproblas/kernels/{isa}/{f}.c" for isa in (
             "scalar", "avx2", "avx512") for f in ("level1", "gemm", "conv")] + COMMON + [CAPI_ENV],
         include_dirs=[numpy.get_include()],

@@ -49,6 +49,11 @@ __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "ORDERS", "bes
            "isa_names", "gemm", "gemv", "ger", "matmul", "trsv", "trsm", "conv2d",
            "conv2d_grad_input", "conv2d_grad_weight", "conv2d_grad_bias"]
 __all__ += ["get_include", "get_library_dir"]
+# level 2 on symmetric, triangular, band and packed matrices (docs/contract.md §3.5)
+from ._level2 import (gbmv, sbmv, spmv, spr, spr2, symv, syr, syr2, tbmv, tbsv, tpmv,  # noqa: E402
+                      tpsv, trmv)
+__all__ += ["symv", "spmv", "sbmv", "gbmv", "trmv", "tpmv", "tbmv", "tbsv", "tpsv", "syr",
+            "spr", "syr2", "spr2"]
 __version__ = "0.1.0"
 
 

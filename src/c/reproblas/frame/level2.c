@@ -1,0 +1,98 @@
+/* Level-2 entry points beyond gemv/ger/trsv (level2.h): checks, the
+ * floating-point environment, and the drivers of ../level2/mv.inc, which
+ * pack row panels of the logical matrix and run the gemv kernels of the
+ * call's path on them (docs/contract.md §3.5). */
+#include "level2.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/fp_env.h"
+#include "gemm_kernels.h"
+#include "level2/terms.h"
+#include "level3.h"
+#include "order/order.h"
+#include "partition.h"
+#include "thread.h"
+
+#define RB_CAT_(a, b) a##b
+#define RB_CAT(a, b) RB_CAT_(a, b)
+
+/* A panel's packed rows: about an L2 cache's share (the gemv kernel reads them
+ * right after they are written). */
+#define L2_PANEL_BYTES (256 * 1024)
+/* tpsv unpacks A for trsv up to this size, else solves row by row. */
+#define L2_UNPACK_BYTES (256.0 * 1024 * 1024)
+
+#define T float
+#define SFX f32
+#define FMA fmaf
+#include "level2/mv.inc"
+#undef T
+#undef SFX
+#undef FMA
+#define T double
+#define SFX f64
+#define FMA fma
+#include "level2/mv.inc"
+#undef T
+#undef SFX
+#undef FMA
+
+/* The descriptor's sizes and storage make sense (the Python layer and the C
+ * ABI check the arrays' extents). */
+static int l2_ok(int dtype, int order, const rb_context *cfg, const rb_l2_matrix *A) {
+  if ((dtype != RB_F32 && dtype != RB_F64) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) ||
+      !rb_l3_table(dtype, cfg->isa) || !A || A->m < 0 || A->n < 0 || A->kl < 0 || A->ku < 0 ||
+      A->kind < RB_L2_GENERAL || A->kind > RB_L2_TRIANGULAR || A->storage < RB_L2_FULL ||
+      A->storage > RB_L2_PACKED)
+    return 0;
+  if (A->kind != RB_L2_GENERAL && A->m != A->n) return 0;
+  return A->kind == RB_L2_GENERAL ? A->storage != RB_L2_PACKED : 1;
+}
+
+int rb_l2_mv(int dtype, int order, const rb_context *cfg, const rb_l2_matrix *A,
+             const void *alpha, const void *x, int64_t incx, const void *beta, void *y,
+             int64_t incy) {
+  if (!l2_ok(dtype, order, cfg, A)) return -1;
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
+  cr_fenv_t saved = cr_fenv_enter();
+  const int rc = dtype == RB_F32
+                     ? l2_mv_f32(order, cx, A, *(const float *)alpha, x, incx,
+                                 *(const float *)beta, y, incy)
+                     : l2_mv_f64(order, cx, A, *(const double *)alpha, x, incx,
+                                 *(const double *)beta, y, incy);
+  cr_fenv_leave(saved);
+  return rc;
+}
+
+int rb_l2_sv(int dtype, int order, const rb_context *cfg, const rb_l2_matrix *A, void *b,
+             int64_t incb) {
+  if (!l2_ok(dtype, order, cfg, A) || A->kind != RB_L2_TRIANGULAR) return -1;
+  if (A->storage == RB_L2_FULL)
+    return rb_trsm(dtype, order, cfg, 0, A->lower, A->trans, A->unit, A->n, 1, NULL, A->a,
+                   A->rs, A->cs, b, incb, 1);
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
+  cr_fenv_t saved = cr_fenv_enter();
+  const int rc = dtype == RB_F32 ? l2_sv_f32(order, cx, A, b, incb) : l2_sv_f64(order, cx, A, b, incb);
+  cr_fenv_leave(saved);
+  return rc;
+}
+
+int rb_l2_rank(int dtype, const rb_context *cfg, const rb_l2_matrix *A, const void *alpha,
+               const void *x, int64_t incx, const void *y, int64_t incy) {
+  if (!l2_ok(dtype, RB_SEQUENTIAL, cfg, A) || A->kind != RB_L2_SYMMETRIC ||
+      A->storage == RB_L2_BAND)
+    return -1;
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
+  cr_fenv_t saved = cr_fenv_enter();
+  const int rc = dtype == RB_F32
+                     ? l2_rank_f32(cx, A, *(const float *)alpha, x, incx, y, incy)
+                     : l2_rank_f64(cx, A, *(const double *)alpha, x, incx, y, incy);
+  cr_fenv_leave(saved);
+  return rc;
+}
