@@ -52,8 +52,13 @@ static inline int64_t rb_l2_offset(const rb_l2_matrix *A, int64_t r, int64_t c) 
   }
 }
 
-/* Where op(M)_ik (a present term) is read: its offset, or -1 for a unit
- * diagonal (M_ii = 1, not read). */
+/* Whether op(M)_ik is a unit diagonal's 1 (not read). */
+static inline int rb_l2_is_unit(const rb_l2_matrix *A, int64_t i, int64_t k) {
+  return A->kind == RB_L2_TRIANGULAR && A->unit && i == k;
+}
+
+/* Where op(M)_ik (a present term, not a unit diagonal) is read: its offset
+ * (any sign: strides may be negative). */
 static inline int64_t rb_l2_where(const rb_l2_matrix *A, int64_t i, int64_t k) {
   int64_t r = i, c = k;
   if (A->kind == RB_L2_SYMMETRIC) {
@@ -61,7 +66,6 @@ static inline int64_t rb_l2_where(const rb_l2_matrix *A, int64_t i, int64_t k) {
   } else if (A->trans) {
     r = k, c = i;
   }
-  if (A->kind == RB_L2_TRIANGULAR && A->unit && r == c) return -1;
   return rb_l2_offset(A, r, c);
 }
 
