@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "../../common/fp_env.h"
+#include "../../common/isa.h"
 #include "gemm_kernels.h"
+#include "level2_kernels.h"
 #include "level2/terms.h"
 #include "level3.h"
 #include "order/order.h"
@@ -24,6 +26,17 @@
 #define L2_PANEL_BYTES (256 * 1024)
 /* tpsv unpacks A for trsv up to this size, else solves row by row. */
 #define L2_UNPACK_BYTES (256.0 * 1024 * 1024)
+
+#if defined(__x86_64__)
+#define RB_L2_TABLES(sfx) {&rb_l2_##sfx##_scalar, &rb_l2_##sfx##_avx2, &rb_l2_##sfx##_avx512}
+#else
+#define RB_L2_TABLES(sfx) {&rb_l2_##sfx##_scalar, NULL, NULL}
+#endif
+static const rb_l2_kernels_f32 *const l2_f32[CR_ISA_COUNT] = RB_L2_TABLES(f32);
+static const rb_l2_kernels_f64 *const l2_f64[CR_ISA_COUNT] = RB_L2_TABLES(f64);
+/* The call's path's table (its ISA was checked with rb_l3_table). */
+static const rb_l2_kernels_f32 *rb_l2_kernels_table_f32(int isa) { return l2_f32[isa]; }
+static const rb_l2_kernels_f64 *rb_l2_kernels_table_f64(int isa) { return l2_f64[isa]; }
 
 #define T float
 #define SFX f32
