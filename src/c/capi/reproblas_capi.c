@@ -480,3 +480,6 @@ static int rb_capi_conv(int kind, int dtype, const reproblas_conv2d_shape *shape
 #define T double
 #define DT RB_F64
 #include "reproblas_typed.inc"
+
+/* level 2 on symmetric, triangular, band and packed matrices */
+#include "reproblas_level2.inc"

@@ -29,7 +29,7 @@ enum rb_l2_storage { RB_L2_FULL = 0, RB_L2_BAND = 1, RB_L2_PACKED = 2 };
 typedef struct {
   int kind, storage;
   int lower; /* symmetric, triangular: the stored triangle */
-  int trans; /* general, triangular: op(A) = A^T */
+  int trans; /* general, triangular: op(A) = A^T; rank updates: the array holds A^T */
   int unit;  /* triangular: the diagonal is 1 and not read */
   int64_t m, n, kl, ku;
   const void *a;
