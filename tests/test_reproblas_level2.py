@@ -293,3 +293,148 @@ def test_band_terms_are_absent():
     band = rb.gbmv(2, 4, 0, 2, 1.0, to_band(a2, 0, 2), ones, order="pairwise")
     assert band[1] == 2.0 ** 53
     assert rb.gemv(1.0, a2, ones, order="pairwise")[1] == 2.0 ** 53 + 2
+
+
+# ---- values close to scipy's (OpenBLAS) ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_close_to_scipy(dtype):
+    rng = np.random.default_rng(9)
+    n, k = 40, 3
+    p = "s" if dtype == np.float32 else "d"
+    f = lambda name: getattr(B, p + name)  # noqa: E731
+    tol = dict(rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-4 if dtype == np.float32
+               else 1e-12)
+    a = rng.standard_normal((n, n)).astype(dtype)
+    x, y = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+    for lower in (0, 1):
+        ap = pack(sym_full(a, lower), lower)
+        band = to_band(sym_full(a, lower), k if lower else 0, 0 if lower else k, junk=0)
+        band = band[:k + 1] if lower else band[-(k + 1):]
+        for o in ORDERS:
+            np.testing.assert_allclose(rb.symv(1.5, a, x, 0.5, y, lower=lower, order=o),
+                                       f("symv")(1.5, a, x, 0.5, y, lower=lower), **tol)
+            np.testing.assert_allclose(rb.spmv(n, 1.5, ap, x, lower=lower, order=o),
+                                       f("spmv")(n, 1.5, ap, x, lower=lower), **tol)
+            np.testing.assert_allclose(rb.sbmv(k, 1.0, band, x, lower=lower, order=o),
+                                       f("sbmv")(k, 1.0, band, x, lower=lower), **tol)
+            for trans, unit in itertools.product((0, 1), repeat=2):
+                kw = dict(lower=lower, trans=trans)
+                tri = np.tril(a) if lower else np.triu(a)
+                tri = tri + n * np.eye(n, dtype=dtype)
+                tap = pack(tri, lower)
+                tb = to_band(tri, k if lower else 0, 0 if lower else k, junk=0)
+                tb = tb[:k + 1] if lower else tb[-(k + 1):]
+                np.testing.assert_allclose(
+                    rb.trmv(tri, x, unit_diagonal=unit, order=o, **kw),
+                    f("trmv")(tri, x, diag=unit, **kw), **tol)
+                np.testing.assert_allclose(
+                    rb.tpmv(n, tap, x, unit_diagonal=unit, order=o, **kw),
+                    f("tpmv")(n, tap, x, diag=unit, **kw), **tol)
+                np.testing.assert_allclose(
+                    rb.tbmv(k, tb, x, unit_diagonal=unit, order=o, **kw),
+                    f("tbmv")(k, tb, x, diag=unit, **kw), **tol)
+                if not unit:
+                    np.testing.assert_allclose(rb.tbsv(k, tb, x, order=o, **kw),
+                                               f("tbsv")(k, tb, x, **kw), **tol)
+                    np.testing.assert_allclose(rb.tpsv(n, tap, x, order=o, **kw),
+                                               f("tpsv")(n, tap, x, **kw), **tol)
+        np.testing.assert_allclose(rb.syr(0.5, x, lower=lower, a=a),
+                                   f("syr")(0.5, x, lower=lower, a=a), **tol)
+        np.testing.assert_allclose(rb.syr2(0.5, x, y, lower=lower, a=a),
+                                   f("syr2")(0.5, x, y, lower=lower, a=a), **tol)
+        np.testing.assert_allclose(rb.spr(n, 0.5, x, ap, lower=lower),
+                                   f("spr")(n, 0.5, x, ap, lower=lower), **tol)
+        np.testing.assert_allclose(rb.spr2(n, 0.5, x, y, ap, lower=lower),
+                                   f("spr2")(n, 0.5, x, y, ap, lower=lower), **tol)
+    g = rng.standard_normal((30, n)).astype(dtype)
+    gb = to_band(g, 2, 4, junk=0)
+    for trans in (0, 1):
+        xx = x[:30] if trans else x
+        np.testing.assert_allclose(rb.gbmv(30, n, 2, 4, 1.0, gb, xx, trans=trans),
+                                   f("gbmv")(30, n, 2, 4, 1.0, gb, xx, trans=trans), **tol)
+
+
+# ---- in place, out=, bad input ----
+
+def test_outputs_in_place_and_out():
+    rng = np.random.default_rng(4)
+    n = 9
+    a, x, y = data(rng, (n, n), np.float64), data(rng, n, np.float64), data(rng, n, np.float64)
+    want = rb.symv(2.0, a, x, 1.0, y)
+    yy = y.copy()[::-1][::-1]
+    assert rb.symv(2.0, a, x, 1.0, yy, overwrite_y=True) is yy
+    same_bits(yy, want, "overwrite_y")
+    out = np.empty(n)
+    assert rb.symv(2.0, a, x, 1.0, y, out=out) is out
+    same_bits(out, want, "out")
+    xx = x.copy()
+    assert rb.trmv(a, xx, overwrite_x=True) is xx
+    same_bits(xx, rb.trmv(a, x), "trmv overwrite_x")
+    aa = a.copy(order="F")
+    assert rb.syr(1.0, x, a=aa, overwrite_a=True) is aa
+    same_bits(aa, rb.syr(1.0, x, a=a), "syr overwrite_a")
+    ap = pack(a, False)
+    app = ap.copy()
+    assert rb.spr2(n, 1.0, x, y, app, overwrite_ap=True) is app
+    same_bits(app, rb.spr2(n, 1.0, x, y, ap), "spr2 overwrite_ap")
+    # beta == 0: y is never read, NaN included
+    same_bits(rb.symv(1.0, a, x, 0.0, np.full(n, np.nan)), rb.symv(1.0, a, x), "beta 0")
+    # empty
+    e = np.zeros(0)
+    same_bits(rb.symv(1.0, np.zeros((0, 0)), e), e, "empty symv")
+    same_bits(rb.tpsv(0, e, e), e, "empty tpsv")
+    same_bits(rb.gbmv(0, 3, 0, 0, 1.0, np.zeros((1, 3)), np.ones(3)), e, "gbmv m = 0")
+    same_bits(rb.gbmv(3, 0, 0, 0, 1.0, np.zeros((1, 0)), e), np.zeros(3), "gbmv n = 0: +0")
+
+
+def test_bad_input():
+    a, x = np.ones((4, 4)), np.ones(4)
+    with pytest.raises(ValueError, match="square"):
+        rb.symv(1.0, np.ones((3, 4)), x)
+    with pytest.raises(TypeError, match="dtype"):
+        rb.symv(1.0, a, x.astype(np.float32))
+    with pytest.raises(TypeError, match="dtype"):
+        rb.trmv(a.astype(np.int64), x)
+    with pytest.raises(TypeError, match="lower"):
+        rb.symv(1.0, a, x, lower="L")
+    with pytest.raises(TypeError, match="unit_diagonal"):
+        rb.trmv(a, x, unit_diagonal="U")
+    with pytest.raises(ValueError, match="order"):
+        rb.trmv(a, x, order="fast")
+    with pytest.raises(ValueError, match="beta"):
+        rb.symv(1.0, a, x, 1.0)
+    with pytest.raises(ValueError, match="y has shape"):
+        rb.symv(1.0, a, x, 1.0, np.ones(3))
+    with pytest.raises(ValueError, match="1-D"):
+        rb.trmv(a, a)
+    with pytest.raises(ValueError, match="band storage"):
+        rb.sbmv(2, 1.0, np.ones((2, 4)), x)
+    with pytest.raises(ValueError, match="band storage"):
+        rb.gbmv(4, 4, 1, 1, 1.0, np.ones((3, 5)), x)
+    with pytest.raises(ValueError, match="op\\(A\\)"):
+        rb.gbmv(4, 3, 1, 1, 1.0, np.ones((3, 3)), x)
+    with pytest.raises(ValueError, match="n\\*\\(n\\+1\\)/2"):
+        rb.spmv(4, 1.0, np.ones(9), x)
+    with pytest.raises(ValueError, match=">= 0"):
+        rb.tbmv(-1, np.ones((1, 4)), x)
+    with pytest.raises(TypeError, match="int"):
+        rb.tpmv(4.0, np.ones(10), x)
+    with pytest.raises(TypeError, match="int"):
+        rb.sbmv(True, 1.0, np.ones((2, 4)), x)
+    with pytest.raises(ValueError, match="read-only"):
+        ro = x.copy()
+        ro.flags.writeable = False
+        rb.trmv(a, ro, overwrite_x=True)
+    with pytest.raises(ValueError, match="both name"):
+        rb.trmv(a, x, overwrite_x=True, out=np.empty(4))
+    with pytest.raises(ValueError, match="same|elements"):
+        rb.syr2(1.0, x, np.ones(3))
+    with pytest.raises(TypeError, match="alpha"):
+        rb.syr("1", x)
+    with pytest.raises(OverflowError):
+        rb.symv(1e300, a.astype(np.float32), x.astype(np.float32))
+    # NaN and inf compute as IEEE says, never an exception
+    with np.errstate(all="ignore"):
+        r = rb.trmv(np.full((3, 3), np.inf), np.array([1.0, np.nan, 0.0]), lower=True)
+    assert np.isinf(r[0]) and np.isnan(r[1:]).all()
