@@ -13,6 +13,9 @@
     /* upper: [i, n); unit: the diagonal term is 1 x_i). */                                    \
     void (*trmv_seq)(const void *a, int64_t rs, int64_t n, int lower, int unit, const void *x, \
                      void *s, int64_t i0, int64_t i1);                                          \
+    /* trmv_seq for an op(A) with contiguous columns: op(A)_ik = a[i + k cs]. */              \
+    void (*trmv_cols_seq)(const void *a, int64_t cs, int64_t n, int lower, int unit,           \
+                          const void *x, void *s, int64_t i0, int64_t i1);                      \
     /* acc[i] = S_i for i in [c0, c1) of the symmetric matrix stored in a's lower (upper) */  \
     /* triangle; c0 a multiple of 64, c1 one or n. */                                          \
     void (*symv_seq)(const void *a, int64_t rs, int64_t n, int lower, const void *x, void *acc, \

@@ -11,6 +11,7 @@
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
 #include "gemm_kernels.h"
+#include "kernels.h"
 #include "level2_kernels.h"
 #include "level2/terms.h"
 #include "level3.h"
@@ -32,8 +33,19 @@
 #else
 #define RB_L2_TABLES(sfx) {&rb_l2_##sfx##_scalar, NULL, NULL}
 #endif
+#if defined(__x86_64__)
+#define RB_L1_AVX(sfx, isa) &rb_l1_##sfx##_##isa
+#else
+#define RB_L1_AVX(sfx, isa) NULL
+#endif
 static const rb_l2_kernels_f32 *const l2_f32[CR_ISA_COUNT] = RB_L2_TABLES(f32);
 static const rb_l2_kernels_f64 *const l2_f64[CR_ISA_COUNT] = RB_L2_TABLES(f64);
+static const rb_l1_kernels_f32 *const l1_f32[CR_ISA_COUNT] = {
+    &rb_l1_f32_scalar, RB_L1_AVX(f32, avx2), RB_L1_AVX(f32, avx512)};
+static const rb_l1_kernels_f64 *const l1_f64[CR_ISA_COUNT] = {
+    &rb_l1_f64_scalar, RB_L1_AVX(f64, avx2), RB_L1_AVX(f64, avx512)};
+static const rb_l1_kernels_f32 *rb_l1_kernels_table_f32(int isa) { return l1_f32[isa]; }
+static const rb_l1_kernels_f64 *rb_l1_kernels_table_f64(int isa) { return l1_f64[isa]; }
 /* The call's path's table (its ISA was checked with rb_l3_table). */
 static const rb_l2_kernels_f32 *rb_l2_kernels_table_f32(int isa) { return l2_f32[isa]; }
 static const rb_l2_kernels_f64 *rb_l2_kernels_table_f64(int isa) { return l2_f64[isa]; }
