@@ -5,6 +5,7 @@
 #include "level2.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,35 @@ static const rb_l1_kernels_f64 *rb_l1_kernels_table_f64(int isa) { return l1_f64
 /* The call's path's table (its ISA was checked with rb_l3_table). */
 static const rb_l2_kernels_f32 *rb_l2_kernels_table_f32(int isa) { return l2_f32[isa]; }
 static const rb_l2_kernels_f64 *rb_l2_kernels_table_f64(int isa) { return l2_f64[isa]; }
+
+/* The unpacked triangles' memory: one buffer kept between calls (up to
+ * L2_CACHE_BYTES), so that a call does not fault in fresh pages each time;
+ * a call that finds it in use, or needs more, allocates its own. */
+#define L2_CACHE_BYTES ((size_t)64 << 20)
+static pthread_mutex_t l2_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *l2_cache;
+static size_t l2_cache_size;
+
+static void *l2_buffer(size_t bytes) {
+  if (bytes <= L2_CACHE_BYTES && pthread_mutex_trylock(&l2_cache_lock) == 0) {
+    if (l2_cache_size < bytes) {
+      free(l2_cache);
+      l2_cache = malloc(bytes);
+      l2_cache_size = l2_cache ? bytes : 0;
+    }
+    if (l2_cache) return l2_cache;
+    pthread_mutex_unlock(&l2_cache_lock);
+    return NULL;
+  }
+  return malloc(bytes);
+}
+
+static void l2_buffer_free(void *p) {
+  if (p && p == l2_cache)
+    pthread_mutex_unlock(&l2_cache_lock);
+  else
+    free(p);
+}
 
 #define T float
 #define SFX f32
