@@ -3,8 +3,9 @@
     REPROBLAS_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python tools/bench_level2.py [--sizes 1024 2048]
 
 Prints, per routine, dtype, order and n, the best-of-repeats time of scipy's routine
-divided by reproblas's (>= 1: reproblas is faster). The issue's targets: symv and
-trmv at least 0.7 (sequential, n = 1024 and 2048).
+divided by reproblas's (>= 1: reproblas is faster). scipy gets Fortran-ordered matrices
+(no copy inside f2py), reproblas C-ordered ones. Targets: symv and trmv at least 0.7
+(sequential, n = 1024 and 2048).
 """
 import argparse
 import os
@@ -33,8 +34,7 @@ def cases(n, dtype, order):
     x = rng.standard_normal(n).astype(dtype)
     p = "s" if dtype == np.float32 else "d"
     sb = getattr(B, p + "symv"), getattr(B, p + "trmv")
-    ap = a[np.triu_indices(n)[::-1]] if False else np.concatenate(
-        [a[: j + 1, j] for j in range(n)])
+    ap = np.concatenate([a[: j + 1, j] for j in range(n)])  # upper, packed by columns
     band = np.ascontiguousarray(a[:9])
     return {
         "symv": (lambda: sb[0](1.0, fa, x),
