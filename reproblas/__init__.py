@@ -43,6 +43,7 @@ from ._core import best_isa, isa_names
 from ._conv import conv2d, conv2d_grad_bias, conv2d_grad_input, conv2d_grad_weight
 from ._level1 import asum, axpy, dot, iamax, nrm2, scal, sum
 from ._level1_blas import copy, dsdot, rot, rotg, rotm, rotmg, sdsdot, swap
+from ._level2 import gbmv, sbmv, spmv, spr, spr2, symv, syr, syr2, tbmv, tbsv, tpmv, tpsv, trmv
 from ._level23 import gemm, gemv, ger, matmul, symm, syr2k, syrk
 from ._scan import cumprod, cumsum, reduce_by_key, scan_by_key, segment_sum
 from ._solve import trmm, trsm, trsv
@@ -50,8 +51,9 @@ from ._validate import ORDERS
 
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "rot", "rotm", "rotg", "rotmg",
            "swap", "copy", "sdsdot", "dsdot", "ORDERS", "best_isa", "isa_names", "gemm", "gemv",
-           "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "trmm", "cumsum", "cumprod",
-           "segment_sum", "reduce_by_key", "scan_by_key", "conv2d", "conv2d_grad_input",
+           "ger", "matmul", "symv", "spmv", "sbmv", "gbmv", "trmv", "tpmv", "tbmv", "tbsv", "tpsv",
+           "syr", "spr", "syr2", "spr2", "symm", "syrk", "syr2k", "trsv", "trsm", "trmm", "cumsum",
+           "cumprod", "segment_sum", "reduce_by_key", "scan_by_key", "conv2d", "conv2d_grad_input",
            "conv2d_grad_weight", "conv2d_grad_bias", "get_include", "get_library_dir",
            "get_blas_library"]
 __version__ = "0.1.0"

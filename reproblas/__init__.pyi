@@ -13,8 +13,9 @@ from numpy.typing import NDArray
 __version__: Final[str]
 __all__ = ["sum", "asum", "dot", "nrm2", "iamax", "axpy", "scal", "rot", "rotm", "rotg", "rotmg",
            "swap", "copy", "sdsdot", "dsdot", "ORDERS", "best_isa", "isa_names", "gemm", "gemv",
-           "ger", "matmul", "symm", "syrk", "syr2k", "trsv", "trsm", "trmm", "cumsum", "cumprod",
-           "segment_sum", "reduce_by_key", "scan_by_key", "conv2d", "conv2d_grad_input",
+           "ger", "matmul", "symv", "spmv", "sbmv", "gbmv", "trmv", "tpmv", "tbmv", "tbsv", "tpsv",
+           "syr", "spr", "syr2", "spr2", "symm", "syrk", "syr2k", "trsv", "trsm", "trmm", "cumsum",
+           "cumprod", "segment_sum", "reduce_by_key", "scan_by_key", "conv2d", "conv2d_grad_input",
            "conv2d_grad_weight", "conv2d_grad_bias", "get_include", "get_library_dir",
            "get_blas_library"]
 

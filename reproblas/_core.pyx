@@ -869,6 +869,46 @@ def scan(int op, int order, int term, bint exclusive, cnp.ndarray x not None, cn
     cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
     cdef void *po = cnp.PyArray_DATA(out)
     cdef int64_t rows = x.shape[0], n = x.shape[1]
+# ---- level 2 beyond gemv/ger/trsv (src/c/reproblas/level2.h) ----
+
+cdef extern from "level2.h":
+    ctypedef struct rb_l2_matrix:
+        int kind, storage, lower, trans, unit
+        int64_t m, n, kl, ku
+        const void *a
+        int64_t rs, cs
+    int rb_l2_mv(int dtype, int order, const rb_context *cfg, const rb_l2_matrix *A,
+                 const void *alpha, const void *x, int64_t incx, const void *beta, void *y,
+                 int64_t incy) nogil
+    int rb_l2_sv(int dtype, int order, const rb_context *cfg, const rb_l2_matrix *A, void *b,
+                 int64_t incb) nogil
+    int rb_l2_rank(int dtype, const rb_context *cfg, const rb_l2_matrix *A, const void *alpha,
+                   const void *x, int64_t incx, const void *y, int64_t incy) nogil
+
+
+cpdef enum:
+    L2_MV = 0
+    L2_SV = 1
+    L2_RANK = 2
+
+
+def level2(int op, int order, tuple desc, cnp.ndarray a not None, cnp.ndarray alpha,
+           cnp.ndarray x not None, int64_t incx, cnp.ndarray beta, cnp.ndarray y,
+           int64_t incy, int isa, int threads):
+    """One level-2 call on arrays _level2.py has checked. desc: (kind, storage, lower,
+    trans, unit, m, n, kl, ku, rs, cs) of rb_l2_matrix (a's element strides rs, cs).
+    L2_MV: y <- alpha op(M) x [+ beta y]; L2_SV: x <- op(M)^-1 x; L2_RANK: a's triangle
+    updated by x (and y, or None). x, y: element strides incx, incy."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef int dtype = _dtype_code(a)
+    cdef rb_l2_matrix A
+    (A.kind, A.storage, A.lower, A.trans, A.unit, A.m, A.n, A.kl, A.ku, A.rs, A.cs) = desc
+    A.a = cnp.PyArray_DATA(a)
+    cdef const void *pal = cnp.PyArray_DATA(alpha) if alpha is not None else NULL
+    cdef const void *pbe = cnp.PyArray_DATA(beta) if beta is not None else NULL
+    cdef void *px = cnp.PyArray_DATA(x)
+    cdef void *py = cnp.PyArray_DATA(y) if y is not None else NULL
     cdef int rc
     cdef rb_stop_ctx stop
     _stop_begin(&stop)
@@ -902,3 +942,15 @@ def segments(str kind, int order, int term, bint exclusive, cnp.ndarray x not No
             rc = rb_segment_reduce(dtype, order, term, cfg, px, py, n, po, nseg, pout)
     _stop_end(&stop)
     _scan_rc(rc, "scan_by_key" if is_scan else "segment_sum")
+        if op == L2_MV:
+            rc = rb_l2_mv(dtype, order, cfg, &A, pal, px, incx, pbe, py, incy)
+        elif op == L2_SV:
+            rc = rb_l2_sv(dtype, order, cfg, &A, px, incx)
+        else:
+            rc = rb_l2_rank(dtype, cfg, &A, pal, px, incx, py, incy)
+    _stop_end(&stop)
+    if rc == -2:
+        raise MemoryError("reproblas: out of memory for the level-2 panels")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected a level-2 call (op={op}, isa={isa}, "
+                           f"order={order}, matrix={desc})")

@@ -304,6 +304,24 @@ class CpuBackend:
             work2[...] = work
         return _finish(out, b, overwrite)
 
+    # ---- level 2 on symmetric, triangular, band, packed matrices (_level2.py) ----
+
+    @staticmethod
+    def level2(op, order, desc, a, alpha, x, beta, y):
+        """One rb_l2_* call (op: _core.L2_MV / L2_SV / L2_RANK): y (MV), x (SV) or a
+        (RANK) is updated in place; desc without a's element strides."""
+        if a.ndim == 1:
+            if not (a.flags.aligned and a.strides[0] % a.itemsize == 0):
+                a = np.ascontiguousarray(a)
+            rs, cs = (a.strides[0] // a.itemsize if a.shape[0] > 1 else 1), 0
+        else:
+            a, (rs, cs) = elements(a)
+        size = x.itemsize
+        incx = x.strides[0] // size if x.shape[0] > 1 else 1
+        incy = y.strides[0] // size if y is not None and y.shape[0] > 1 else 1
+        _core.level2(op, order, desc + (rs, cs), a, alpha, x, incx, beta, y, incy, isa(),
+                     threads())
+
     # ---- convolutions ----
 
     @staticmethod

@@ -444,6 +444,36 @@ class CudaBackend:
                 b[...] = result
                 return b
             return xp.ascontiguousarray(result)
+    # ---- level 2 on symmetric, triangular, band, packed matrices (_level2.py) ----
+
+    def level2(self, op, order, desc, a, alpha, x, beta, y):
+        """One level-2 kernel of src/cuda/reproblas/level2.cuh on the contiguous work
+        arrays _level2.py prepares: y (op 0, products), x (op 1, solves) or a (op 2,
+        rank updates) is updated in place."""
+        xp, dev = self.xp, self.dev
+        sfx, t = _sfx(a.dtype), a.dtype.type
+        kind = "pw" if order == 1 else "seq"
+        with on_device(a):
+            if a.ndim == 1:
+                a = xp.ascontiguousarray(a)
+                rs, cs = 1, 0
+            else:
+                a, (rs, cs) = element_strides(dev, a)
+            d = tuple(np.int32(v) for v in desc[:5]) + tuple(np.int64(v) for v in desc[5:])
+            d += (np.int64(rs), np.int64(cs))
+            n = desc[6]
+            if op == 0:
+                rows = y.shape[0]
+                if rows:
+                    dev.function(f"rb_l2mv_{kind}_{sfx}")((-(-rows // THREADS),), (THREADS,), d + (
+                        t(alpha[0]), a, x, t(beta[0]), y))
+            elif op == 1:
+                if n:
+                    dev.function(f"rb_l2sv_{kind}_{sfx}")((1,), (1,), d + (a, x))
+            elif n:
+                grid = (-(-n // 32), min(-(-n // 8), 65535))
+                dev.function(f"rb_l2rank_{sfx}")(grid, (32, 8), d + (
+                    t(alpha[0]), x, x if y is None else y, np.int32(y is not None), a))
 
     # ---- convolutions ----
 

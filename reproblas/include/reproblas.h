@@ -363,6 +363,102 @@ REPROBLAS_API int reproblas_ssegment_cumsum(int64_t n, const float *x, int64_t n
 REPROBLAS_API int reproblas_dsegment_cumsum(int64_t n, const double *x, int64_t nseg,
                                             const int64_t *offsets, double *y, int exclusive,
                                             reproblas_order order);
+/* ---- level 2 on symmetric, triangular, band and packed matrices (contract §3.6) ----
+ * CBLAS's arguments and storage (band: lda >= kl + ku + 1, resp. k + 1; packed: the
+ * triangle row by row for ReproblasRowMajor, column by column for ReproblasColMajor),
+ * plus the order of the reductions. Products: y = alpha*S (+ beta*y) as gemv, S_i
+ * over the present terms of row i, k ascending: symv/spmv/sbmv the symmetric matrix
+ * of the stored triangle (sbmv: |i - k| <= k only), gbmv the band only, trmv/tpmv/tbmv
+ * the triangle (in place of x; ReproblasUnit: the diagonal term is 1*x_i). tbsv/tpsv
+ * solve as trsv over the present terms. syr/spr: A_ij = fma(x_i, alpha*x_j, A_ij) on
+ * the stored triangle; syr2/spr2: A_ij = fma(y_i, alpha*x_j, fma(x_i, alpha*y_j, A_ij)).
+ * Errors: -i for argument i; the vectors must not overlap A. */
+REPROBLAS_API int reproblas_ssymv(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  float alpha, const float *a, int64_t lda, const float *x,
+                                  int64_t incx, float beta, float *y, int64_t incy,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_ssbmv(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  int64_t k, float alpha, const float *a, int64_t lda,
+                                  const float *x, int64_t incx, float beta, float *y, int64_t incy,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_sspmv(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  float alpha, const float *ap, const float *x, int64_t incx,
+                                  float beta, float *y, int64_t incy, reproblas_order order);
+REPROBLAS_API int reproblas_sgbmv(reproblas_layout layout, reproblas_transpose trans,
+                                  int64_t m, int64_t n, int64_t kl, int64_t ku, float alpha,
+                                  const float *a, int64_t lda, const float *x, int64_t incx,
+                                  float beta, float *y, int64_t incy, reproblas_order order);
+REPROBLAS_API int reproblas_strmv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  const float *a, int64_t lda, float *x, int64_t incx,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_stbmv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  int64_t k, const float *a, int64_t lda, float *x, int64_t incx,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_stpmv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  const float *ap, float *x, int64_t incx, reproblas_order order);
+REPROBLAS_API int reproblas_stbsv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  int64_t k, const float *a, int64_t lda, float *x, int64_t incx,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_stpsv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  const float *ap, float *x, int64_t incx, reproblas_order order);
+REPROBLAS_API int reproblas_ssyr(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                 float alpha, const float *x, int64_t incx, float *a, int64_t lda);
+REPROBLAS_API int reproblas_sspr(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                 float alpha, const float *x, int64_t incx, float *ap);
+REPROBLAS_API int reproblas_ssyr2(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  float alpha, const float *x, int64_t incx, const float *y,
+                                  int64_t incy, float *a, int64_t lda);
+REPROBLAS_API int reproblas_sspr2(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  float alpha, const float *x, int64_t incx, const float *y,
+                                  int64_t incy, float *ap);
+REPROBLAS_API int reproblas_dsymv(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  double alpha, const double *a, int64_t lda, const double *x,
+                                  int64_t incx, double beta, double *y, int64_t incy,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dsbmv(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  int64_t k, double alpha, const double *a, int64_t lda,
+                                  const double *x, int64_t incx, double beta, double *y, int64_t incy,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dspmv(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  double alpha, const double *ap, const double *x, int64_t incx,
+                                  double beta, double *y, int64_t incy, reproblas_order order);
+REPROBLAS_API int reproblas_dgbmv(reproblas_layout layout, reproblas_transpose trans,
+                                  int64_t m, int64_t n, int64_t kl, int64_t ku, double alpha,
+                                  const double *a, int64_t lda, const double *x, int64_t incx,
+                                  double beta, double *y, int64_t incy, reproblas_order order);
+REPROBLAS_API int reproblas_dtrmv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  const double *a, int64_t lda, double *x, int64_t incx,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dtbmv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  int64_t k, const double *a, int64_t lda, double *x, int64_t incx,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dtpmv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  const double *ap, double *x, int64_t incx, reproblas_order order);
+REPROBLAS_API int reproblas_dtbsv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  int64_t k, const double *a, int64_t lda, double *x, int64_t incx,
+                                  reproblas_order order);
+REPROBLAS_API int reproblas_dtpsv(reproblas_layout layout, reproblas_uplo uplo,
+                                  reproblas_transpose trans, reproblas_diag diag, int64_t n,
+                                  const double *ap, double *x, int64_t incx, reproblas_order order);
+REPROBLAS_API int reproblas_dsyr(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                 double alpha, const double *x, int64_t incx, double *a, int64_t lda);
+REPROBLAS_API int reproblas_dspr(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                 double alpha, const double *x, int64_t incx, double *ap);
+REPROBLAS_API int reproblas_dsyr2(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  double alpha, const double *x, int64_t incx, const double *y,
+                                  int64_t incy, double *a, int64_t lda);
+REPROBLAS_API int reproblas_dspr2(reproblas_layout layout, reproblas_uplo uplo, int64_t n,
+                                  double alpha, const double *x, int64_t incx, const double *y,
+                                  int64_t incy, double *ap);
 
 #ifdef __cplusplus
 }

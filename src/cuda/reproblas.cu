@@ -11,6 +11,7 @@
 #include "reproblas/conv.cuh"
 #include "reproblas/conv_gemm.cuh"
 #include "reproblas/scan.cuh"
+#include "reproblas/level2.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each: sequential gemm
  * (rb_gemm_seq_body), pairwise gemm and gemv (rb_gemm_body; gemv is gemm with
@@ -115,6 +116,13 @@ RB_DEFINE_SOLVE_CONV(double, f64, seq, false)
 RB_DEFINE_SOLVE_CONV(double, f64, pw, true)
 RB_DEFINE_SCAN_KERNELS(float, f32)
 RB_DEFINE_SCAN_KERNELS(double, f64)
+/* level 2 on symmetric, triangular, band, packed matrices (reproblas/level2.cuh) */
+RB_DEFINE_LEVEL2(float, f32, seq, false)
+RB_DEFINE_LEVEL2(float, f32, pw, true)
+RB_DEFINE_LEVEL2(double, f64, seq, false)
+RB_DEFINE_LEVEL2(double, f64, pw, true)
+RB_DEFINE_LEVEL2_RANK(float, f32)
+RB_DEFINE_LEVEL2_RANK(double, f64)
 
 /* Every entry point, for the emulator's registry: X(name). */
 #define RB_KERNEL_LIST_T(X, sfx)                                                             \
@@ -129,3 +137,5 @@ RB_DEFINE_SCAN_KERNELS(double, f64)
 #define RB_KERNEL_LIST(X)                                                                   \
   RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)         \
   RB_SCAN_KERNEL_LIST(X)
+  RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)          \
+  RB_LEVEL2_LIST(X, f32) RB_LEVEL2_LIST(X, f64)

@@ -664,3 +664,6 @@ static int rb_capi_segment_scan(int dtype, int64_t n, const void *x, int64_t nse
 #define T double
 #define DT RB_F64
 #include "reproblas_typed.inc"
+
+/* level 2 on symmetric, triangular, band and packed matrices */
+#include "reproblas_level2.inc"

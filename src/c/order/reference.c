@@ -519,6 +519,99 @@ void NAME(rb_ref_scan)(int order, int op, int term, int exclusive, int64_t n, co
   for (int64_t k = 0; k < n; ++k)
     out[k * incout] = !exclusive ? s[k] : k ? s[k - 1] : op ? (T)1 : (T)0;
   free(s);
+/* ---- level 2 on symmetric, triangular, band, packed A (docs/contract.md §3.6) ----
+ * kind 0 general, 1 symmetric, 2 triangular; storage 0 full (A_rc = a[r rs + c cs]),
+ * 1 band (A_rc = a[(ku + r - c) rs + c cs]; symmetric/triangular: kl = k, ku = 0
+ * lower, kl = 0, ku = k upper), 2 packed (element p at a[p rs], column by column). */
+
+/* Whether stored A_rc lies in the stored part (the triangle, the band). */
+static int NAME(ref_l2_stored)(int kind, int storage, int lower, int64_t kl, int64_t ku,
+                               int64_t r, int64_t c) {
+  if (kind != 0 && (lower ? r < c : r > c)) return 0;
+  if (storage == 1 && (r - c > kl || c - r > ku)) return 0;
+  return 1;
+}
+
+#ifndef RB_REF_L2_OFF
+#define RB_REF_L2_OFF
+static int64_t ref_l2_off(int storage, int lower, int64_t n, int64_t ku, int64_t rs, int64_t cs,
+                          int64_t r, int64_t c) {
+  if (storage == 1) return (ku + r - c) * rs + c * cs;
+  if (storage == 2) return (lower ? r + (2 * n - c - 1) * c / 2 : r + c * (c + 1) / 2) * rs;
+  return r * rs + c * cs;
+}
+#endif
+static T NAME(ref_l2_at)(int storage, int lower, int64_t n, int64_t ku, const T *a, int64_t rs,
+                         int64_t cs, int64_t r, int64_t c) {
+  return a[ref_l2_off(storage, lower, n, ku, rs, cs, r, c)];
+}
+
+/* y_i = α S_i (+ β y_i), S_i over the present k ascending: op(M)_ik x_k. */
+void NAME(rb_ref_l2mv)(int order, int kind, int storage, int lower, int trans, int unit,
+                       int64_t m, int64_t n, int64_t kl, int64_t ku, T alpha, const T *a,
+                       int64_t rs, int64_t cs, const T *x, int64_t incx, T beta, T *y,
+                       int64_t incy) {
+  rb_ref_env env = rb_ref_enter();
+  if (storage != 1) kl = m, ku = n;
+  const int64_t rows = kind == 0 && trans ? n : m, cols = kind == 0 && trans ? m : n;
+  T *ta = rb_ref_alloc(cols, sizeof(T)), *tb = rb_ref_alloc(cols, sizeof(T));
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t cnt = 0;
+    for (int64_t k = 0; k < cols; ++k) {
+      int64_t r = kind != 1 && trans ? k : i, c = kind != 1 && trans ? i : k;
+      if (kind == 1 && !NAME(ref_l2_stored)(kind, storage, lower, kl, ku, r, c)) r = k, c = i;
+      if (!NAME(ref_l2_stored)(kind, storage, lower, kl, ku, r, c)) continue; /* absent */
+      ta[cnt] = kind == 2 && unit && r == c ? (T)1 : NAME(ref_l2_at)(storage, lower, n, ku, a, rs, cs, r, c);
+      tb[cnt++] = x[k * incx];
+    }
+    y[i * incy] = NAME(ref_scale)(alpha, NAME(ref_sum_products)(order, cnt, ta, tb), beta,
+                                  &y[i * incy]);
+  }
+  free(ta);
+  free(tb);
+  rb_ref_leave(env);
+}
+
+/* tbsv / tpsv: trsv (§3.3) over the present terms; k: the band's width. */
+void NAME(rb_ref_l2sv)(int order, int storage, int lower, int trans, int unit, int64_t n,
+                       int64_t k, const T *a, int64_t rs, int64_t cs, T *b, int64_t incb) {
+  rb_ref_env env = rb_ref_enter();
+  const int64_t kl = storage == 1 ? (lower ? k : 0) : n, ku = storage == 1 ? (lower ? 0 : k) : n;
+  const int oplower = lower != trans;
+  T *ta = rb_ref_alloc(n, sizeof(T)), *tb = rb_ref_alloc(n, sizeof(T));
+  for (int64_t step = 0; step < n; ++step) {
+    const int64_t i = oplower ? step : n - 1 - step;
+    int64_t cnt = 0;
+    for (int64_t j = oplower ? 0 : i + 1; j < (oplower ? i : n); ++j) {
+      const int64_t r = trans ? j : i, c = trans ? i : j;
+      if (!NAME(ref_l2_stored)(2, storage, lower, kl, ku, r, c)) continue;
+      ta[cnt] = NAME(ref_l2_at)(storage, lower, n, ku, a, rs, cs, r, c);
+      tb[cnt++] = b[j * incb];
+    }
+    const T v = b[i * incb] - NAME(ref_sum_products)(order, cnt, ta, tb);
+    b[i * incb] = unit ? v : v / NAME(ref_l2_at)(storage, lower, n, ku, a, rs, cs, i, i);
+  }
+  free(ta);
+  free(tb);
+  rb_ref_leave(env);
+}
+
+/* syr/spr (y NULL): A_ij = fma(x_i, α x_j, A_ij); syr2/spr2: then
+ * A_ij = fma(y_i, α x_j, ...) after fma(x_i, α y_j, A_ij); the stored triangle only. */
+void NAME(rb_ref_l2rank)(int storage, int lower, int64_t n, T alpha, const T *x, int64_t incx,
+                         const T *y, int64_t incy, T *a, int64_t rs, int64_t cs) {
+  rb_ref_env env = rb_ref_enter();
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); ++i) {
+      T *e = a + ref_l2_off(storage, lower, n, 0, rs, cs, i, j);
+      const T xi = x[i * incx], xj = x[j * incx];
+      if (y == NULL) {
+        *e = RB_REF_FMA(xi, alpha * xj, *e);
+      } else {
+        const T yi = y[i * incy], yj = y[j * incy];
+        *e = RB_REF_FMA(yi, alpha * xj, RB_REF_FMA(xi, alpha * yj, *e));
+      }
+    }
   rb_ref_leave(env);
 }
 

@@ -64,5 +64,19 @@ double rb_ref_dsdot(int order, int64_t n, const float *x, int64_t incx, const fl
                     int64_t incy);
 float rb_ref_sdsdot(int order, int64_t n, float sb, const float *x, int64_t incx,
                     const float *y, int64_t incy);
+/* Level 2 on symmetric, triangular, band and packed A (docs/contract.md §3.6); see
+ * reference.c for the storage codes. */
+#define RB_REF_DECLARE_L2(T, SFX)                                                              \
+  void rb_ref_l2mv_##SFX(int order, int kind, int storage, int lower, int trans, int unit,     \
+                         int64_t m, int64_t n, int64_t kl, int64_t ku, T alpha, const T *a,    \
+                         int64_t rs, int64_t cs, const T *x, int64_t incx, T beta, T *y,       \
+                         int64_t incy);                                                        \
+  void rb_ref_l2sv_##SFX(int order, int storage, int lower, int trans, int unit, int64_t n,    \
+                         int64_t k, const T *a, int64_t rs, int64_t cs, T *b, int64_t incb);   \
+  void rb_ref_l2rank_##SFX(int storage, int lower, int64_t n, T alpha, const T *x,             \
+                           int64_t incx, const T *y, int64_t incy, T *a, int64_t rs,           \
+                           int64_t cs);
+RB_REF_DECLARE_L2(float, f32)
+RB_REF_DECLARE_L2(double, f64)
 
 #endif /* RB_REFERENCE_H */
