@@ -59,7 +59,8 @@ def test_exports_the_blas_interfaces_only():
     names = {line.split()[-1] for line in out.splitlines() if line.strip()}
     level1 = ["dot", "asum", "nrm2", "axpy", "scal", "copy", "swap", "rot", "rotm", "rotg",
               "rotmg"]
-    expected = {f"{p}{r}" for p in "sd" for r in level1 + ["gemm", "gemv", "ger", "trsv", "trsm"]}
+    expected = {f"{p}{r}" for p in "sd" for r in level1 + ["gemm", "gemv", "ger", "trsv", "trsm",
+                                                            "symm", "syrk", "syr2k"]}
     expected |= {"isamax", "idamax", "sdsdot", "dsdot", "scasum", "scnrm2", "dzasum", "dznrm2"}
     want = {e + "_" for e in expected} | {"cblas_" + e for e in expected}
     want |= {"xerbla_", "cblas_xerbla", "RowMajorStrg", "CBLAS_CallFromC"}
@@ -137,6 +138,123 @@ def test_gemm_gemv_trsm_bits_are_the_python_apis(order, isa, monkeypatch):
     LIB.dtrsm_(b"L", b"L", b"N", b"N", _i(m), _i(n), _d(2.0), _p(tf), _i(m), _p(bf), _i(m),
                1, 1, 1, 1)
     np.testing.assert_array_equal(bf, want)
+
+
+LOWER, UPPER, LEFT, RIGHT = 122, 121, 141, 142
+CONJTRANS = 113
+
+
+@pytest.mark.parametrize("order", ["sequential", "pairwise"])
+@pytest.mark.parametrize("isa", SUPPORTED_ISAS)
+def test_symm_syrk_syr2k_bits_are_the_python_apis(order, isa, monkeypatch):
+    monkeypatch.setenv("REPROBLAS_ORDER", order)
+    monkeypatch.setenv("REPROBLAS_ISA", isa)
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "3")
+    rng = np.random.default_rng(9)
+    m, n, k = 23, 31, 37
+    # dsymm_, right side, lower triangle of A read (its upper holds NaN)
+    a = rng.standard_normal((n, n))
+    a_stored = np.tril(a) + np.triu(np.full((n, n), np.nan), 1)
+    b, c = rng.standard_normal((m, n)), rng.standard_normal((m, n))
+    want = reproblas.symm(0.7, np.tril(a), b, 1.3, c, side=1, lower=True, order=order)
+    af, bf, cf = (np.asfortranarray(x) for x in (a_stored, b, c))
+    LIB.dsymm_(b"R", b"L", _i(m), _i(n), _d(0.7), _p(af), _i(n), _p(bf), _i(m), _d(1.3), _p(cf),
+               _i(m), 1, 1)
+    np.testing.assert_array_equal(cf, want)
+    # cblas_dsymm, row-major, left side, upper triangle of A read
+    a = rng.standard_normal((m, m))
+    a_stored = np.triu(a) + np.tril(np.full((m, m), np.nan), -1)
+    want = reproblas.symm(0.7, np.triu(a), b, 1.3, c, order=order)
+    cr = np.ascontiguousarray(c)
+    LIB.cblas_dsymm(ROW, LEFT, UPPER, m, n, ctypes.c_double(0.7), _p(np.ascontiguousarray(
+        a_stored)), m, _p(b), n, ctypes.c_double(1.3), _p(cr), n)
+    np.testing.assert_array_equal(cr, want)
+    # ssyrk_ with trans, lower triangle; the upper one stays as it was
+    a32 = rng.standard_normal((k, n)).astype(np.float32)
+    c32 = rng.standard_normal((n, n)).astype(np.float32)
+    want = reproblas.syrk(np.float32(1.5), a32, np.float32(-0.5), c32, trans=True, lower=True,
+                          order=order)
+    cf = np.asfortranarray(c32)
+    LIB.ssyrk_(b"L", b"T", _i(n), _i(k), _f(1.5), _p(np.asfortranarray(a32)), _i(k), _f(-0.5),
+               _p(cf), _i(n), 1, 1)
+    np.testing.assert_array_equal(np.tril(cf), np.tril(want))
+    np.testing.assert_array_equal(np.triu(cf, 1), np.triu(c32, 1))
+    # cblas_ssyrk, row-major, ConjTrans (Trans for real data), upper triangle
+    want = reproblas.syrk(np.float32(1.5), a32, np.float32(-0.5), c32, trans=True,
+                          order=order)
+    cr = c32.copy()
+    LIB.cblas_ssyrk(ROW, UPPER, CONJTRANS, n, k, ctypes.c_float(1.5), _p(a32), n,
+                    ctypes.c_float(-0.5), _p(cr), n)
+    np.testing.assert_array_equal(np.triu(cr), np.triu(want))
+    np.testing.assert_array_equal(np.tril(cr, -1), np.tril(c32, -1))
+    # dsyr2k_ without trans, upper; cblas_dsyr2k row-major, lower
+    a, b = rng.standard_normal((n, k)), rng.standard_normal((n, k))
+    c = rng.standard_normal((n, n))
+    for lower in (False, True):
+        want = reproblas.syr2k(0.7, a, b, 1.3, c, lower=lower, order=order)
+        tri = np.tril if lower else np.triu
+        if lower:
+            out = np.ascontiguousarray(c)
+            LIB.cblas_dsyr2k(ROW, LOWER, NOTRANS, n, k, ctypes.c_double(0.7), _p(a), k, _p(b), k,
+                             ctypes.c_double(1.3), _p(out), n)
+        else:
+            out = np.asfortranarray(c)
+            LIB.dsyr2k_(b"U", b"N", _i(n), _i(k), _d(0.7), _p(np.asfortranarray(a)), _i(n),
+                        _p(np.asfortranarray(b)), _i(n), _d(1.3), _p(out), _i(n), 1, 1)
+        np.testing.assert_array_equal(tri(out), tri(want))
+        np.testing.assert_array_equal(out - tri(out), c - tri(c))  # the other triangle: C's
+    # cblas_dsyr2k, row-major, Trans: A and B are k x n
+    at, bt = np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)
+    want = reproblas.syr2k(0.7, at, bt, 1.3, c, trans=True, order=order)
+    out = c.copy()
+    LIB.cblas_dsyr2k(ROW, UPPER, TRANS, n, k, ctypes.c_double(0.7), _p(at), n, _p(bt), n,
+                     ctypes.c_double(1.3), _p(out), n)
+    np.testing.assert_array_equal(np.triu(out), np.triu(want))
+    np.testing.assert_array_equal(np.tril(out, -1), np.tril(c, -1))
+
+
+def test_syrk_syr2k_symm_quick_returns():
+    nan = np.full((3, 3), np.nan, order="F")
+    c = np.full((3, 3), 4.0, order="F")
+    LIB.dsyrk_(b"U", b"N", _i(3), _i(3), _d(0.0), _p(nan), _i(3), _d(0.5), _p(c), _i(3), 1, 1)
+    np.testing.assert_array_equal(c, np.triu(np.full((3, 3), 2.0)) + np.tril(np.full((3, 3), 4.0),
+                                                                            -1))
+    c = np.full((3, 3), np.nan, order="F")  # beta = 0: C not read; k = 0: A not read
+    LIB.dsyr2k_(b"L", b"T", _i(3), _i(0), _d(1.0), _p(nan), _i(1), _p(nan), _i(1), _d(0.0),
+                _p(c), _i(3), 1, 1)
+    np.testing.assert_array_equal(np.tril(c), 0.0)
+    assert np.isnan(np.triu(c, 1)[np.triu_indices(3, 1)]).all()
+    c = np.full((3, 3), 4.0, order="F")
+    LIB.dsymm_(b"L", b"U", _i(3), _i(3), _d(0.0), _p(nan), _i(3), _p(nan), _i(3), _d(0.5), _p(c),
+               _i(3), 1, 1)
+    np.testing.assert_array_equal(c, 2.0)
+
+
+def test_level3_symmetric_errors_use_the_reference_positions(capfd):
+    a = np.zeros(16)
+    LIB.ssymm_(b"L", b"U", _i(3), _i(2), _f(1.0), _p(a), _i(3), _p(a), _i(2), _f(0.0), _p(a),
+               _i(3), 1, 1)  # ldb < m
+    LIB.dsyrk_(b"U", b"T", _i(3), _i(2), _d(1.0), _p(a), _i(2), _d(0.0), _p(a), _i(2), 1, 1)
+    LIB.dsyr2k_(b"U", b"N", _i(3), _i(2), _d(1.0), _p(a), _i(3), _p(a), _i(2), _d(0.0), _p(a),
+                _i(3), 1, 1)  # ldb < n
+    LIB.dsyr2k_(b"U", b"X", _i(3), _i(2), _d(1.0), _p(a), _i(3), _p(a), _i(3), _d(0.0), _p(a),
+                _i(3), 1, 1)
+    # row-major cblas_dsymm calls dsymm with m and n exchanged: n < 0 is CBLAS argument 5
+    LIB.cblas_dsymm(ROW, LEFT, UPPER, 2, -1, ctypes.c_double(1.0), _p(a), 2, _p(a), 2,
+                    ctypes.c_double(0.0), _p(a), 2)
+    LIB.cblas_dsyrk(COL, UPPER, 999, 2, 2, ctypes.c_double(1.0), _p(a), 2,
+                    ctypes.c_double(0.0), _p(a), 2)
+    LIB.cblas_ssyr2k(ROW, UPPER, NOTRANS, 2, 3, ctypes.c_float(1.0), _p(a), 3, _p(a), 2,
+                     ctypes.c_float(0.0), _p(a), 2)  # row-major B is n x k: ldb = 2 < 3
+    err = capfd.readouterr().err
+    assert " ** On entry to SSYMM  parameter number  9 had an illegal value" in err
+    assert " ** On entry to DSYRK  parameter number 10 had an illegal value" in err
+    assert " ** On entry to DSYR2K parameter number  9 had an illegal value" in err
+    assert " ** On entry to DSYR2K parameter number  2 had an illegal value" in err
+    assert "Parameter 5 to routine cblas_dsymm was incorrect" in err
+    assert "Parameter 3 to routine cblas_dsyrk was incorrect" in err
+    assert "Parameter 10 to routine cblas_ssyr2k was incorrect" in err
+    np.testing.assert_array_equal(a, 0.0)
 
 
 def test_level1_vectors_are_the_references():
@@ -277,4 +395,4 @@ def test_netlib_runner_sees_a_failure(tmp_path):
     ok, report, _ = netlib_testers.run("xblat1d", str(bad), {})
     assert not ok and "FAIL" in report
     ok, _, missing = netlib_testers.run("xblat3d", LIBPATH, {})
-    assert ok and "DGEMM" not in missing and "DTRSM" not in missing
+    assert ok and not {"DGEMM", "DSYMM", "DSYRK", "DSYR2K", "DTRSM"} & set(missing)

@@ -43,6 +43,9 @@ static int rb_cblas_row_major_position(int info, const char *rout) {
     if (info == 4) return 5;
     if (info == 11) return 9;
     if (info == 9) return 11;
+  } else if (strstr(rout, "symm") != NULL) { /* m, n exchanged */
+    if (info == 5) return 4;
+    if (info == 4) return 5;
   } else if (strstr(rout, "trsm") != NULL || strstr(rout, "trmm") != NULL) {
     if (info == 7) return 6;
     if (info == 6) return 7;
