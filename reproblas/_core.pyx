@@ -869,6 +869,41 @@ def scan(int op, int order, int term, bint exclusive, cnp.ndarray x not None, cn
     cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
     cdef void *po = cnp.PyArray_DATA(out)
     cdef int64_t rows = x.shape[0], n = x.shape[1]
+    cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
+    with nogil:
+        rc = rb_scan(dtype, op, order, term, exclusive, cfg, px, py, rows, n, po)
+    _stop_end(&stop)
+    _scan_rc(rc, "cumprod" if op == RB_SCAN_PROD else "cumsum")
+
+
+def segments(str kind, int order, int term, bint exclusive, cnp.ndarray x not None,
+             cnp.ndarray y, cnp.ndarray offsets not None, cnp.ndarray out not None, int isa,
+             int threads):
+    """kind 'scan': each segment of the contiguous 1-D x scanned into out (x's shape);
+    'reduce': out[s] the reduction of segment s. offsets: contiguous int64."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef int dtype = _dtype_code(x)
+    cdef const void *px = cnp.PyArray_DATA(x)
+    cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
+    cdef const int64_t *po = <const int64_t *>cnp.PyArray_DATA(offsets)
+    cdef void *pout = cnp.PyArray_DATA(out)
+    cdef int64_t n = x.shape[0], nseg = offsets.shape[0] - 1
+    cdef bint is_scan = kind == "scan"
+    cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
+    with nogil:
+        if is_scan:
+            rc = rb_segment_scan(dtype, order, term, exclusive, cfg, px, py, n, po, nseg, pout)
+        else:
+            rc = rb_segment_reduce(dtype, order, term, cfg, px, py, n, po, nseg, pout)
+    _stop_end(&stop)
+    _scan_rc(rc, "scan_by_key" if is_scan else "segment_sum")
+
+
 # ---- level 2 beyond gemv/ger/trsv (src/c/reproblas/level2.h) ----
 
 cdef extern from "level2.h":
@@ -913,35 +948,6 @@ def level2(int op, int order, tuple desc, cnp.ndarray a not None, cnp.ndarray al
     cdef rb_stop_ctx stop
     _stop_begin(&stop)
     with nogil:
-        rc = rb_scan(dtype, op, order, term, exclusive, cfg, px, py, rows, n, po)
-    _stop_end(&stop)
-    _scan_rc(rc, "cumprod" if op == RB_SCAN_PROD else "cumsum")
-
-
-def segments(str kind, int order, int term, bint exclusive, cnp.ndarray x not None,
-             cnp.ndarray y, cnp.ndarray offsets not None, cnp.ndarray out not None, int isa,
-             int threads):
-    """kind 'scan': each segment of the contiguous 1-D x scanned into out (x's shape);
-    'reduce': out[s] the reduction of segment s. offsets: contiguous int64."""
-    cdef rb_context buf
-    cdef const rb_context *cfg = _context(isa, threads, &buf)
-    cdef int dtype = _dtype_code(x)
-    cdef const void *px = cnp.PyArray_DATA(x)
-    cdef const void *py = cnp.PyArray_DATA(y) if y is not None else NULL
-    cdef const int64_t *po = <const int64_t *>cnp.PyArray_DATA(offsets)
-    cdef void *pout = cnp.PyArray_DATA(out)
-    cdef int64_t n = x.shape[0], nseg = offsets.shape[0] - 1
-    cdef bint is_scan = kind == "scan"
-    cdef int rc
-    cdef rb_stop_ctx stop
-    _stop_begin(&stop)
-    with nogil:
-        if is_scan:
-            rc = rb_segment_scan(dtype, order, term, exclusive, cfg, px, py, n, po, nseg, pout)
-        else:
-            rc = rb_segment_reduce(dtype, order, term, cfg, px, py, n, po, nseg, pout)
-    _stop_end(&stop)
-    _scan_rc(rc, "scan_by_key" if is_scan else "segment_sum")
         if op == L2_MV:
             rc = rb_l2_mv(dtype, order, cfg, &A, pal, px, incx, pbe, py, incy)
         elif op == L2_SV:
