@@ -302,3 +302,112 @@ def scan_by_key(keys: NDArray[Any] | Sequence[Any] | _CudaArrayInterface,
                 values: _ScanIn | _CudaArrayInterface, order: str = "sequential", *,
                 exclusive: bool = False, transform: _Transform = None, weights: Any = None,
                 out: Any = None) -> Any: ...
+
+# Level 2 on symmetric, triangular, band and packed matrices (docs/contract.md §3.6): scipy's
+# names and band / packed storage (scipy.linalg.blas), plus order=.
+@overload
+def symv(alpha: _Scalar, a: NDArray[_F], x: NDArray[_F], beta: _Scalar = 0.0,
+         y: NDArray[_F] | None = None, lower: _Flag = False, overwrite_y: _Flag = False,
+         order: str = "sequential", *, out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def symv(alpha: _Scalar, a: _CudaArrayInterface, x: _CudaArrayInterface, beta: _Scalar = 0.0,
+         y: _CudaArrayInterface | None = None, lower: _Flag = False, overwrite_y: _Flag = False,
+         order: str = "sequential", *, out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def spmv(n: int, alpha: _Scalar, ap: NDArray[_F], x: NDArray[_F], beta: _Scalar = 0.0,
+         y: NDArray[_F] | None = None, lower: _Flag = False, overwrite_y: _Flag = False,
+         order: str = "sequential", *, out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def spmv(n: int, alpha: _Scalar, ap: _CudaArrayInterface, x: _CudaArrayInterface,
+         beta: _Scalar = 0.0, y: _CudaArrayInterface | None = None, lower: _Flag = False,
+         overwrite_y: _Flag = False, order: str = "sequential", *,
+         out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def sbmv(k: int, alpha: _Scalar, a: NDArray[_F], x: NDArray[_F], beta: _Scalar = 0.0,
+         y: NDArray[_F] | None = None, lower: _Flag = False, overwrite_y: _Flag = False,
+         order: str = "sequential", *, out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def sbmv(k: int, alpha: _Scalar, a: _CudaArrayInterface, x: _CudaArrayInterface,
+         beta: _Scalar = 0.0, y: _CudaArrayInterface | None = None, lower: _Flag = False,
+         overwrite_y: _Flag = False, order: str = "sequential", *,
+         out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def gbmv(m: int, n: int, kl: int, ku: int, alpha: _Scalar, a: NDArray[_F], x: NDArray[_F],
+         beta: _Scalar = 0.0, y: NDArray[_F] | None = None, trans: _Flag = False,
+         overwrite_y: _Flag = False, order: str = "sequential", *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def gbmv(m: int, n: int, kl: int, ku: int, alpha: _Scalar, a: _CudaArrayInterface,
+         x: _CudaArrayInterface, beta: _Scalar = 0.0, y: _CudaArrayInterface | None = None,
+         trans: _Flag = False, overwrite_y: _Flag = False, order: str = "sequential", *,
+         out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def trmv(a: NDArray[_F], x: NDArray[_F], lower: _Flag = False, trans: _Flag = False,
+         unit_diagonal: _Flag = False, overwrite_x: _Flag = False, order: str = "sequential", *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def trmv(a: _CudaArrayInterface, x: _CudaArrayInterface, lower: _Flag = False,
+         trans: _Flag = False, unit_diagonal: _Flag = False, overwrite_x: _Flag = False,
+         order: str = "sequential", *, out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def tpmv(n: int, ap: NDArray[_F], x: NDArray[_F], lower: _Flag = False, trans: _Flag = False,
+         unit_diagonal: _Flag = False, overwrite_x: _Flag = False, order: str = "sequential", *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def tpmv(n: int, ap: _CudaArrayInterface, x: _CudaArrayInterface, lower: _Flag = False,
+         trans: _Flag = False, unit_diagonal: _Flag = False, overwrite_x: _Flag = False,
+         order: str = "sequential", *, out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def tbmv(k: int, a: NDArray[_F], x: NDArray[_F], lower: _Flag = False, trans: _Flag = False,
+         unit_diagonal: _Flag = False, overwrite_x: _Flag = False, order: str = "sequential", *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def tbmv(k: int, a: _CudaArrayInterface, x: _CudaArrayInterface, lower: _Flag = False,
+         trans: _Flag = False, unit_diagonal: _Flag = False, overwrite_x: _Flag = False,
+         order: str = "sequential", *, out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def tbsv(k: int, a: NDArray[_F], x: NDArray[_F], lower: _Flag = False, trans: _Flag = False,
+         unit_diagonal: _Flag = False, overwrite_x: _Flag = False, order: str = "sequential", *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def tbsv(k: int, a: _CudaArrayInterface, x: _CudaArrayInterface, lower: _Flag = False,
+         trans: _Flag = False, unit_diagonal: _Flag = False, overwrite_x: _Flag = False,
+         order: str = "sequential", *, out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def tpsv(n: int, ap: NDArray[_F], x: NDArray[_F], lower: _Flag = False, trans: _Flag = False,
+         unit_diagonal: _Flag = False, overwrite_x: _Flag = False, order: str = "sequential", *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def tpsv(n: int, ap: _CudaArrayInterface, x: _CudaArrayInterface, lower: _Flag = False,
+         trans: _Flag = False, unit_diagonal: _Flag = False, overwrite_x: _Flag = False,
+         order: str = "sequential", *, out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def syr(alpha: _Scalar, x: NDArray[_F], lower: _Flag = False, a: NDArray[_F] | None = None,
+        overwrite_a: _Flag = False, *, out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def syr(alpha: _Scalar, x: _CudaArrayInterface, lower: _Flag = False,
+        a: _CudaArrayInterface | None = None, overwrite_a: _Flag = False, *,
+        out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def spr(n: int, alpha: _Scalar, x: NDArray[_F], ap: NDArray[_F], lower: _Flag = False,
+        overwrite_ap: _Flag = False, *, out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def spr(n: int, alpha: _Scalar, x: _CudaArrayInterface, ap: _CudaArrayInterface,
+        lower: _Flag = False, overwrite_ap: _Flag = False, *,
+        out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def syr2(alpha: _Scalar, x: NDArray[_F], y: NDArray[_F], lower: _Flag = False,
+         a: NDArray[_F] | None = None, overwrite_a: _Flag = False, *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def syr2(alpha: _Scalar, x: _CudaArrayInterface, y: _CudaArrayInterface, lower: _Flag = False,
+         a: _CudaArrayInterface | None = None, overwrite_a: _Flag = False, *,
+         out: _CudaArrayInterface | None = None) -> Any: ...
+@overload
+def spr2(n: int, alpha: _Scalar, x: NDArray[_F], y: NDArray[_F], ap: NDArray[_F],
+         lower: _Flag = False, overwrite_ap: _Flag = False, *,
+         out: NDArray[_F] | None = None) -> NDArray[_F]: ...
+@overload
+def spr2(n: int, alpha: _Scalar, x: _CudaArrayInterface, y: _CudaArrayInterface,
+         ap: _CudaArrayInterface, lower: _Flag = False, overwrite_ap: _Flag = False, *,
+         out: _CudaArrayInterface | None = None) -> Any: ...

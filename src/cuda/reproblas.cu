@@ -135,7 +135,5 @@ RB_DEFINE_LEVEL2_RANK(double, f64)
   X(rb_trsm_##kind##_##sfx) X(rb_conv2d_##kind##_##sfx) X(rb_conv2d_grad_input_##kind##_##sfx) \
   X(rb_conv2d_grad_weight_##kind##_##sfx)
 #define RB_KERNEL_LIST(X)                                                                   \
-  RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)         \
-  RB_SCAN_KERNEL_LIST(X)
   RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)          \
-  RB_LEVEL2_LIST(X, f32) RB_LEVEL2_LIST(X, f64)
+  RB_SCAN_KERNEL_LIST(X) RB_LEVEL2_LIST(X, f32) RB_LEVEL2_LIST(X, f64)
