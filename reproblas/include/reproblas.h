@@ -65,8 +65,14 @@ reproblas_transpose;
 typedef enum { ReproblasUpper = 121, ReproblasLower = 122 } reproblas_uplo;
 typedef enum { ReproblasNonUnit = 131, ReproblasUnit = 132 } reproblas_diag;
 typedef enum { ReproblasLeft = 141, ReproblasRight = 142 } reproblas_side;
-/* The summation orders of the contract (§2): left to right, or the fixed binary tree. */
-typedef enum { ReproblasSequential = 0, ReproblasPairwise = 1 } reproblas_order;
+/* The summation orders of the contract (§2): left to right, or the fixed binary tree;
+ * and (§5.4) the correctly rounded sum, ReproblasExact, taken by sum, asum and dot only
+ * (any other routine returns the order argument's error code for it). */
+typedef enum {
+  ReproblasSequential = 0,
+  ReproblasPairwise = 1,
+  ReproblasExact = 3
+} reproblas_order;
 
 enum reproblas_status {
   REPROBLAS_SUCCESS = 0,

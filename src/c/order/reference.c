@@ -18,6 +18,7 @@
 #include <fenv.h>
 #endif
 
+#include "order/exact.h"
 #include "order/order.h"
 
 /* The library's floating-point environment (docs/contract.md, Arithmetic):
@@ -54,6 +55,9 @@ static void *rb_ref_alloc(int64_t count, size_t size) {
 #define RB_REF_FABS fabsf
 #define RB_REF_MIN_EXP (-126)
 #define RB_REF_MAX_EXP 127
+#define RB_REF_XRUN rb_xacc_run_f32
+#define RB_REF_XROUND rb_xacc_round_f32
+#define RB_REF_XKIND RB_XK_F32
 #include "reference.c" /* this file, for one element type */
 #undef RB_REF_T
 #undef RB_REF_SFX
@@ -62,6 +66,9 @@ static void *rb_ref_alloc(int64_t count, size_t size) {
 #undef RB_REF_FABS
 #undef RB_REF_MIN_EXP
 #undef RB_REF_MAX_EXP
+#undef RB_REF_XRUN
+#undef RB_REF_XROUND
+#undef RB_REF_XKIND
 
 #define RB_REF_T double
 #define RB_REF_SFX f64
@@ -70,6 +77,9 @@ static void *rb_ref_alloc(int64_t count, size_t size) {
 #define RB_REF_FABS fabs
 #define RB_REF_MIN_EXP (-1022)
 #define RB_REF_MAX_EXP 1023
+#define RB_REF_XRUN rb_xacc_run_f64
+#define RB_REF_XROUND rb_xacc_round_f64
+#define RB_REF_XKIND RB_XK_F64
 #include "reference.c" /* this file, for one element type */
 
 #else /* one element type: T, with functions named NAME(x) -> x_SFX */
@@ -79,9 +89,19 @@ static void *rb_ref_alloc(int64_t count, size_t size) {
 #define NAME2_(a, b) NAME_(a, b)
 #define NAME(a) NAME2_(a, RB_REF_SFX)
 
+/* Order codes beyond §2 (docs/contract.md §5.4): 3, exact, the terms in
+ * order/exact.h's accumulator (term kind 0: plain, 2: products), rounded once. */
+static T NAME(ref_exact)(int64_t n, const T *a, const T *b) {
+  rb_xacc acc;
+  rb_xacc_init(&acc);
+  RB_REF_XRUN(&acc, b ? 2 : 0, a, b, n);
+  return RB_REF_XROUND(&acc, RB_REF_XKIND + (b ? 1 : 0), n > 0);
+}
+
 /* The sum of the plain terms t[0 .. n) in the order (docs/contract.md §2);
  * n = 0 gives +0 in both orders. */
 static T NAME(ref_sum_terms)(int order, int64_t n, const T *t) {
+  if (order == 3) return NAME(ref_exact)(n, t, NULL);
   if (n == 0) return (T)0;
   if (order == 0) {
     T s = RB_CHAIN_START(T);
@@ -100,6 +120,7 @@ static T NAME(ref_sum_terms)(int order, int64_t n, const T *t) {
 /* The sum of the product terms a[k]·b[k]: sequential adds each product
  * exactly with one fma, pairwise adds rounded products. */
 static T NAME(ref_sum_products)(int order, int64_t n, const T *a, const T *b) {
+  if (order == 3) return NAME(ref_exact)(n, a, b);
   if (n == 0) return (T)0;
   if (order == 0) {
     T s = RB_CHAIN_START(T);

@@ -1,0 +1,275 @@
+"""order="exact" (docs/contract.md §5.4): sum, asum and dot give RN of the exact real
+sum of their terms (products taken exactly), on every CPU path and thread count.
+
+The oracle here is independent of the C code: every float is an integer multiple of
+2^-149 (float32), 2^-1074 (float64), so each term becomes a Python integer at a common
+scale (products at twice the scale), the integers are summed exactly, and the sum is
+rounded to the format by integer arithmetic (ties to even, subnormals, overflow to inf).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import crlibm_py
+import reproblas as rb
+from reproblas import _core
+import reference_lib
+
+DTYPES = (np.float32, np.float64)
+ROUTINES = ("sum", "asum", "dot")
+ISAS = [pytest.param(isa, marks=pytest.mark.skipif(
+    not crlibm_py.isa_supported(isa), reason=f"needs a CPU with the {isa} path"))
+    for isa in rb.isa_names()]
+# (piece, min_per_thread): the defaults, and splits that give each thread a few elements
+TUNINGS = [(0, 0), (8, 3)]
+FORMAT = {np.float32: (24, -126, 127, 149), np.float64: (53, -1022, 1023, 1074)}
+
+
+# ---- the oracle ----
+
+def _scaled(v, scale):
+    """The float v (finite) as an integer multiple of 2^-scale."""
+    num, den = float(v).as_integer_ratio()
+    return num * ((1 << scale) // den)
+
+
+def round_scaled(s, scale, dtype):
+    """RN(s * 2^-scale) in dtype, s a nonzero integer: ties to even, gradual underflow,
+    overflow to +-inf."""
+    prec, emin, emax, _ = FORMAT[dtype]
+    a = abs(s)
+    e = a.bit_length() - 1 - scale          # 2^e <= |value| < 2^(e+1)
+    q = max(e - prec + 1, emin - prec + 1)  # the exponent of the result's ulp
+    sh = q + scale
+    if sh > 0:
+        m, rem, half = a >> sh, a & ((1 << sh) - 1), 1 << (sh - 1)
+        if rem > half or (rem == half and m & 1):
+            m += 1
+    else:
+        m = a << -sh
+    if m.bit_length() - 1 + q > emax:
+        v = math.inf
+    else:
+        v = math.ldexp(m, q)  # exact: m < 2^(prec + 1), the value is representable
+    return dtype(-v if s < 0 else v)
+
+
+def oracle(routine, x, y=None):
+    """The contract's exact result of sum/asum/dot of 1-D x (and y)."""
+    dtype = x.dtype.type
+    scale = FORMAT[dtype][3]
+    x = x.astype(np.float64) if dtype == np.float32 else x
+    if routine == "asum":
+        x = np.abs(x)
+    if routine == "dot":
+        y = y.astype(np.float64) if dtype == np.float32 else y
+        finite = np.isfinite(x) & np.isfinite(y)
+        with np.errstate(all="ignore"):
+            special = (x * y)[~finite]  # IEEE's product of a non-finite factor
+        terms = [_scaled(a, scale) * _scaled(b, scale) for a, b in zip(x[finite], y[finite])]
+        scale *= 2
+        negzero = [(a == 0 or b == 0) and (np.signbit(a) != np.signbit(b))
+                   for a, b in zip(x[finite], y[finite])]
+    else:
+        finite = np.isfinite(x)
+        special = x[~finite]
+        terms = [_scaled(a, scale) for a in x[finite]]
+        negzero = [a == 0 and np.signbit(a) for a in x[finite]]
+    if np.isnan(special).any() or (np.inf in special and -np.inf in special):
+        return dtype(np.nan)
+    if special.size:
+        return dtype(special[0])
+    s = sum(terms)
+    if s == 0:  # -0 only when every term is -0 (sequential IEEE sum from -0)
+        return dtype(-0.0) if len(negzero) and all(negzero) else dtype(0.0)
+    return round_scaled(s, scale, dtype)
+
+
+def same(got, want, what):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, what
+    if np.isnan(want):
+        assert np.isnan(got), f"{what}: got {got!r}, want NaN"
+        return
+    u = {4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
+    assert got.view(u) == want.view(u), f"{what}: got {got!r}, want {want!r}"
+
+
+# ---- inputs ----
+
+def _spread(rng, n, dtype, lo, hi):
+    """Random signs and mantissas times 2^k, k uniform in [lo, hi)."""
+    m = rng.uniform(1, 2, n) * rng.choice([-1.0, 1.0], n)
+    return np.ldexp(m, rng.integers(lo, hi, n)).astype(dtype)
+
+
+def cases(dtype):
+    """(name, x, y): adversarial and random inputs; y for dot (x is used for sum/asum)."""
+    rng = np.random.default_rng(20261128)
+    info = np.finfo(dtype)
+    big, tiny = info.max, info.smallest_subnormal
+    lo, hi = int(info.minexp) - int(info.nmant), int(info.maxexp)
+    out = []
+
+    def add(name, x, y=None):
+        x = np.asarray(x, dtype)
+        out.append((name, x, np.asarray(y, dtype) if y is not None else
+                    rng.permutation(x).astype(dtype)))
+
+    add("empty", [], [])
+    add("one", [3.5], [-2.0])
+    add("random", rng.standard_normal(1500))
+    r = rng.standard_normal(800) * np.ldexp(1.0, rng.integers(-40, 40, 800))
+    canc = np.concatenate([r, -r, [1e-7, -3e-9]])
+    add("cancel", rng.permutation(canc), np.ones_like(canc))
+    add("cancel_dot", canc, np.concatenate([r, r, [1.0, 1.0]]))
+    add("range", _spread(rng, 2000, dtype, lo, hi))
+    add("range_dot", _spread(rng, 700, dtype, lo // 2, hi // 2),
+        _spread(rng, 700, dtype, lo // 2, hi // 2))
+    add("tiny_products", _spread(rng, 300, dtype, lo, lo + 30),
+        _spread(rng, 300, dtype, lo, lo + 30))
+    add("huge_products", _spread(rng, 300, dtype, hi - 30, hi), _spread(rng, 300, dtype, hi - 30, hi))
+    add("subnormal", rng.integers(-1000, 1000, 999) * tiny)
+    add("overflow_partial", [big, big, big, -big, -big, -big, tiny, big / 2**30],
+        [1.0] * 8)
+    add("overflow_partial_dot", [2.0**(hi // 2 + 5)] * 3 + [-(2.0**(hi // 2 + 5))] * 3 + [3.0],
+        [2.0**(hi // 2 + 5)] * 6 + [5.0])
+    add("overflow_result", [big, big / 2], [1.0, 1.0])
+    add("overflow_negative", [-big, -big / 2**20], [1.0, 1.0])
+    ulp_max = big - np.nextafter(big, dtype(0))
+    add("max_plus_half_ulp", [big, ulp_max / 2], [1.0, 1.0])  # tie, max is odd: inf
+    add("max_plus_below_half", [big, ulp_max / 2, -tiny], [1.0, 1.0, 1.0])
+    eps = np.finfo(dtype).eps
+    add("tie_even_down", [1.0, eps / 2], [1.0, 1.0])
+    add("tie_even_up", [1.0 + eps, eps / 2], [1.0, 1.0])
+    add("tie_sticky", [1.0, eps / 2, tiny], [1.0, 1.0, 1.0])
+    add("tie_sticky_neg", [1.0, eps / 2, -tiny], [1.0, 1.0, 1.0])
+    add("neg_zeros", [-0.0] * 5, [1.0] * 5)
+    add("mixed_zeros", [-0.0, 0.0, -0.0], [1.0, 1.0, 1.0])
+    add("cancel_to_zero", [1.5, -1.5, 2.0**-30, -(2.0**-30)], [1.0] * 4)
+    add("neg_zero_products", [0.0, -0.0, 0.0], [-1.0, 2.0, -0.0])
+    add("tiny_negative_product", [-tiny], [tiny])
+    add("nan", [1.0, np.nan, 2.0], [1.0, 1.0, 1.0])
+    add("infs", [1.0, np.inf, -np.inf], [1.0, 1.0, 1.0])
+    add("inf", [1.0, -np.inf, big], [1.0, 1.0, 1.0])
+    add("inf_times_zero", [np.inf, 1.0], [0.0, 1.0])
+    add("inf_products", [np.inf, -2.0], [-1.0, np.inf])
+    add("subnormal_results", [tiny * 3, -tiny * 2, big * 0 + tiny], [1.0, 1.0, 1.0])
+    add("round_to_subnormal", [2.0 ** (lo + 10) + tiny, -(2.0 ** (lo + 10))] if
+        dtype == np.float64 else [np.float32(2.0**-140) + np.float32(tiny),
+                                  -np.float32(2.0**-140)], [1.0, 1.0])
+    add("long", rng.standard_normal(20000) * 1e3)
+    return out
+
+
+def call(routine, x, y, **kw):
+    if routine == "dot":
+        return getattr(rb, routine)(x, y, order="exact", **kw)
+    return getattr(rb, routine)(x, order="exact", **kw)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("routine", ROUTINES)
+def test_against_exact_rationals(routine, dtype):
+    for name, x, y in cases(dtype):
+        same(call(routine, x, y), oracle(routine, x, y if routine == "dot" else None),
+             f"{routine} {name}")
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_path_and_thread_count(monkeypatch, isa, dtype):
+    monkeypatch.setenv("REPROBLAS_ISA", isa)
+    want = {(routine, name): oracle(routine, x, y if routine == "dot" else None)
+            for name, x, y in cases(dtype) for routine in ROUTINES}
+    for tuning in TUNINGS:
+        with _core.tuning(l1=tuning):
+            for threads in (1, 2, 3):
+                monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+                for name, x, y in cases(dtype):
+                    for routine in ROUTINES:
+                        same(call(routine, x, y), want[routine, name],
+                             f"{routine} {name} isa={isa} threads={threads} tuning={tuning}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_random_sizes_and_ranges(dtype):
+    """Many random vectors of every length up to 300, magnitudes over a random window."""
+    rng = np.random.default_rng(7)
+    info = np.finfo(dtype)
+    lo, hi = int(info.minexp) - int(info.nmant), int(info.maxexp)
+    for n in range(300):
+        a = int(rng.integers(lo, hi - 1))
+        b = int(rng.integers(a + 1, min(a + 80, hi) + 1))
+        x, y = _spread(rng, n, dtype, a, b), _spread(rng, n, dtype, (lo + a) // 2, (b + hi) // 2)
+        for routine in ROUTINES:
+            same(call(routine, x, y), oracle(routine, x, y if routine == "dot" else None),
+                 f"{routine} n={n} window=2^[{a}, {b})")
+
+
+@pytest.fixture(scope="module")
+def ref(tmp_path_factory):
+    try:
+        return reference_lib.build(tmp_path_factory.mktemp("reference"))
+    except FileNotFoundError as e:
+        pytest.skip(f"needs a C compiler to build the reference: {e}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reference_definition(ref, dtype):
+    """src/c/order/reference.c's exact order gives the oracle's bits, and so the library's;
+    its gemv and gemm sum each output element exactly too."""
+    for name, x, y in cases(dtype):
+        same(ref.sum(x, "exact"), oracle("sum", x), f"reference sum {name}")
+        same(ref.asum(x, "exact"), oracle("asum", x), f"reference asum {name}")
+        same(ref.dot(x, y, "exact"), oracle("dot", x, y), f"reference dot {name}")
+        # strided views: the same terms
+        same(rb.sum(x[::-1], order="exact"), ref.sum(x[::-1].copy(), "exact"), f"strided {name}")
+    rng = np.random.default_rng(3)
+    a = _spread(rng, 12 * 40, dtype, -60, 60).reshape(12, 40)
+    v = _spread(rng, 40, dtype, -60, 60)
+    got = ref.gemv(1.0, a, v, order="exact")
+    for i in range(12):
+        same(got[i], oracle("dot", a[i], v), f"reference gemv row {i}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_axis_and_out(dtype):
+    rng = np.random.default_rng(5)
+    x = _spread(rng, 6 * 50, dtype, -200, 100).reshape(6, 50)
+    y = _spread(rng, 6 * 50, dtype, -100, 100).reshape(6, 50)
+    for routine in ROUTINES:
+        got = call(routine, x, y, axis=1)
+        for i in range(6):
+            same(got[i], oracle(routine, x[i], y[i] if routine == "dot" else None),
+                 f"{routine} axis=1 row {i}")
+        out = np.empty(50, dtype)
+        r = call(routine, x, y, axis=0, out=out)
+        assert r is out
+        for j in range(50):
+            same(out[j], oracle(routine, x[:, j], y[:, j] if routine == "dot" else None),
+                 f"{routine} axis=0 column {j}")
+
+
+def test_order_names_and_refusals():
+    x = np.array([1.0, 2.0**60, -(2.0**60)])
+    assert rb.sum(x, order="EXACT") == 1.0
+    assert rb.sum(x, order="Exact") == rb.sum(x, order="exact")
+    for routine, args in (("nrm2", (x,)), ("gemv", (1.0, np.eye(3), x)),
+                          ("gemm", (1.0, np.eye(3), np.eye(3))),
+                          ("matmul", (np.eye(3), np.eye(3))),
+                          ("trsv", (np.eye(3), x))):
+        with pytest.raises(ValueError, match=rf"reproblas\.{routine}: order='exact': use "
+                                             r"'sequential' or 'pairwise'"):
+            getattr(rb, routine)(*args, order="exact")
+    with pytest.raises(ValueError, match=r"reproblas\.sum: order='exactly': use 'sequential', "
+                                         r"'pairwise' or 'exact'"):
+        rb.sum(x, order="exactly")
+
+
+def test_exact_beats_both_orders():
+    """The contract's §2 example: 3 is the exact sum, which neither other order gives."""
+    t = np.array([1.0, 1e16, -1e16, 1.0, 1.0])
+    assert rb.sum(t, order="exact") == 3.0
+    assert rb.sum(t) == 2.0 and rb.sum(t, order="pairwise") == 1.0
