@@ -145,6 +145,11 @@ def level1_cases(script, rng):
                                    value=getattr(reproblas, name)(x, order=oname))
                     script.add(f"red dot {p} {n} {inc} {order} {fx} {fy} {inc}",
                                value=reproblas.dot(x, y, order=oname))
+                for name in ("sum", "asum"):  # ReproblasExact (3): docs/contract.md §5.4
+                    script.add(f"red {name} {p} {n} {inc} 3 {fx}",
+                               value=getattr(reproblas, name)(x, order="exact"))
+                script.add(f"red dot {p} {n} {inc} 3 {fx} {fy} {inc}",
+                           value=reproblas.dot(x, y, order="exact"))
                 if n:
                     script.add(f"iamax {p} {n} {inc} {fx}", value=reproblas.iamax(x))
                 alpha = -1.5
@@ -361,7 +366,8 @@ def error_cases(script):
                   ("red sum s 4 0 0 X", -3), ("red asum s 4 1 2 X", -5),
                   ("red dot s 4 1 0 X NULL 1", -4), ("red dot s 4 1 0 X X 0", -5),
                   ("red dot s 4 1 -1 X X 1", -7), ("iamax s 0 1 X", -1),
-                  ("iamax s 4 0 X", -3), ("red nrm2 s 4 1 0 NULL", -2)]
+                  ("iamax s 4 0 X", -3), ("red nrm2 s 4 1 0 NULL", -2),
+                  ("red nrm2 s 4 1 3 X", -5), ("red dot s 4 1 5 X X 1", -7)]
     for line, rc in bad_level1:
         script.add(line.replace("X", x), rc=rc)
     for line, rc in [("axpy s -1 0x1p0 1 1 X Y OUT", -1), ("axpy s 4 0x1p0 1 1 NULL Y OUT", -3),
@@ -379,7 +385,8 @@ def error_cases(script):
                        (dict(m=-1), -4), (dict(n=-2), -5), (dict(k=-1), -6),
                        (dict(a="NULL"), -8), (dict(lda=3), -9), (dict(b="NULL"), -10),
                        (dict(tb=TRANS, ldb=3), -11), (dict(c="NULL"), -13), (dict(ldc=3), -14),
-                       (dict(order=2), -15), (dict(layout=COL, m=5, lda=4, ldc=5), -9)]:
+                       (dict(order=2), -15), (dict(order=3), -15),
+                       (dict(layout=COL, m=5, lda=4, ldc=5), -9)]:
         g = dict(good, **change)
         out = script.out()
         c = script.file(f4[:16]) if g["c"] is None else g["c"]
