@@ -273,3 +273,36 @@ def test_exact_beats_both_orders():
     t = np.array([1.0, 1e16, -1e16, 1.0, 1.0])
     assert rb.sum(t, order="exact") == 3.0
     assert rb.sum(t) == 2.0 and rb.sum(t, order="pairwise") == 1.0
+
+
+# ---- CUDA, through the host emulation of src/cuda/reproblas/exact.cuh ----
+
+@pytest.fixture(scope="module")
+def emu():
+    from cuda_support import EmuDevice
+    return EmuDevice()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cuda_emulated(emu, dtype):
+    from reproblas import _cuda
+    for name, x, y in cases(dtype):
+        if name == "long":  # 20000 terms: 64 emulated blocks of 256 threads each
+            x, y = x[:3000], y[:3000]
+        for routine in ROUTINES:
+            got = _cuda.reduce(emu, routine, x, y if routine == "dot" else None, "exact")
+            same(np.asarray(got)[()], oracle(routine, x, y if routine == "dot" else None),
+                 f"cuda {routine} {name}")
+
+
+def test_cuda_limb_counts_match_the_header():
+    """reproblas/_cuda.py sizes the scratch rows by the limb counts of src/c/order/exact.h."""
+    from pathlib import Path
+    import re
+    from reproblas import _cuda
+    text = (Path(__file__).resolve().parent.parent / "src/c/order/exact.h").read_text()
+    m = re.search(r"return kind == RB_XK_F32 \? (\d+) : kind == RB_XK_F32_PROD \? (\d+) : "
+                  r"kind == RB_XK_F64 \? (\d+) : (\d+);", text)
+    assert m, "rb_xacc_limbs not found"
+    assert [_cuda.EXACT_LIMBS[k] for k in (("f32", False), ("f32", True), ("f64", False),
+                                          ("f64", True))] == [int(v) for v in m.groups()]

@@ -30,11 +30,13 @@
 
 #include <stdint.h>
 
+#if !defined(__CUDA_ARCH__)
+#include <string.h> /* memcpy: the bits of a float on the host */
+#endif
 #if defined(__CUDACC__)
 #define RB_XFN static __host__ __device__ inline
 #define RB_XFN_INLINE static __host__ __device__ __forceinline__
 #else
-#include <string.h>
 #define RB_XFN static inline
 #define RB_XFN_INLINE static inline __attribute__((always_inline))
 #endif
