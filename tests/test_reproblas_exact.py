@@ -306,3 +306,50 @@ def test_cuda_limb_counts_match_the_header():
     assert m, "rb_xacc_limbs not found"
     assert [_cuda.EXACT_LIMBS[k] for k in (("f32", False), ("f32", True), ("f64", False),
                                           ("f64", True))] == [int(v) for v in m.groups()]
+
+
+def _block_cases(dtype, rng):
+    """Long vectors whose blocks (the SIMD kernels' 2048 terms, 1024 products) change
+    magnitude, hold terms far below the rest, or an infinity/NaN in a late block, or sum
+    to an exact zero (the sign then needs every term)."""
+    n = 9000
+    base = rng.standard_normal(n)
+    jump = base.copy()
+    jump[4000:] *= 2.0 ** 60          # later blocks far above the bound of the earlier ones
+    drop = base.copy()
+    drop[3000:] *= 2.0 ** -70         # later blocks far below it
+    spread = base * np.ldexp(1.0, rng.integers(-90, 90, n))  # terms below every class
+    late_inf = base.copy()
+    late_inf[8500] = np.inf
+    late_nan = base.copy()
+    late_nan[7000] = np.nan
+    zero = np.concatenate([base[:4500], -base[:4500]])
+    negzero = np.full(n, -0.0)
+    negzero_plus = negzero.copy()
+    negzero_plus[6000] = 0.0
+    tiny = np.finfo(dtype).smallest_subnormal
+    sub = rng.integers(-5, 6, n) * tiny
+    sub[::500] = 1.0
+    for name, v in (("jump", jump), ("drop", drop), ("spread", spread), ("late_inf", late_inf),
+                    ("late_nan", late_nan), ("zero", zero), ("negzero", negzero),
+                    ("negzero_plus", negzero_plus), ("subnormal_and_one", sub)):
+        x = v.astype(dtype)
+        yield name, x, np.ones(n, dtype)
+        yield name + "_y", np.ones(n, dtype), x
+        yield name + "_xy", x, rng.permutation(x)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_kernel_blocks(monkeypatch, isa, dtype):
+    monkeypatch.setenv("REPROBLAS_ISA", isa)
+    rng = np.random.default_rng(11)
+    for name, x, y in _block_cases(dtype, rng):
+        for threads in (1, 3):
+            monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+            with _core.tuning(l1=(8, 1000)):
+                for routine in ROUTINES:
+                    if routine != "dot" and name.endswith(("_y", "_xy")):
+                        continue
+                    same(call(routine, x, y), oracle(routine, x, y if routine == "dot" else None),
+                         f"{routine} {name} isa={isa} threads={threads}")

@@ -7,13 +7,24 @@
 
 #include <stdlib.h>
 
+#include "../../common/isa.h"
+#include "exact_kernels.h"
 #include "order/exact.h"
 #include "partition.h"
 #include "terms.h"
 #include "thread.h"
 #include "level1.h"
 
+#if defined(__x86_64__)
+static const rb_exact_kernels *const tables[CR_ISA_COUNT] = {
+    &rb_exact_kernels_scalar, &rb_exact_kernels_avx2, &rb_exact_kernels_avx512};
+#else
+static const rb_exact_kernels *const tables[CR_ISA_COUNT] = {&rb_exact_kernels_scalar, NULL,
+                                                             NULL};
+#endif
+
 typedef struct {
+  const rb_exact_kernels *k;
   int dtype, term;
   const void *x, *y;
   int64_t n;
@@ -26,7 +37,7 @@ static void xpart(void *ctx, int part, int parts) {
   rb_xacc *a = &j->acc[part];
   rb_xacc_init(a);
   if (j->dtype == RB_F32)
-    rb_xacc_run_f32(a, j->term, (const float *)j->x + sh.lo,
+    j->k->run_f32(a, j->term, (const float *)j->x + sh.lo,
                     j->y ? (const float *)j->y + sh.lo : NULL, sh.hi - sh.lo);
   else
     rb_xacc_run_f64(a, j->term, (const double *)j->x + sh.lo,
@@ -44,7 +55,7 @@ void rb_exact_reduce(int dtype, const rb_context *cx, int term, const void *x, c
     acc = &one;
     parts = 1;
   }
-  xjob job = {dtype, term, x, term == RB_TERM_XY ? y : NULL, n, acc};
+  xjob job = {tables[cx->isa], dtype, term, x, term == RB_TERM_XY ? y : NULL, n, acc};
   rb_parallel(parts, xpart, &job);
   const int nl = rb_xacc_limbs(kind);
   for (int p = 1; p < parts; ++p) rb_xacc_merge(&acc[0], &acc[p], nl); /* each normalized */
