@@ -73,8 +73,8 @@ extensions = [
         "reproblas._core",
         sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/frame/{f}.c" for f in (
             "level1", "thread", "level3", "trsm", "conv_gather", "conv_seq", "conv_driver",
-            "context", "exact")] + [f"src/c/reproblas/kernels/{isa}/{f}.c" for isa in (
-            "scalar", "avx2", "avx512") for f in ("level1", "gemm", "conv", "exact")] + COMMON + [CAPI_ENV],
+            "context", "exact", "kahan")] + [f"src/c/reproblas/kernels/{isa}/{f}.c" for isa in (
+            "scalar", "avx2", "avx512") for f in ("level1", "gemm", "conv", "exact", "kahan")] + COMMON + [CAPI_ENV],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         depends=headers("src/c/reproblas", "src/c/order", "src/c/common", "src/c/capi"),

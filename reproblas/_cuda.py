@@ -99,6 +99,9 @@ def reduce(dev, routine, x, y, order):
         return xp.zeros((), dtype)
     if order == "exact":
         return exact_sum(dev, TERMS[routine], x, y).reshape(())
+    if order == "kahan":  # docs/contract.md §5.5: CPU only
+        raise ValueError(f"reproblas.{routine}: order='kahan' is implemented for NumPy arrays "
+                         f"only; use order='sequential', 'pairwise' or 'exact' on CUDA arrays")
     if routine != "nrm2":
         return _ordered_sum(dev, TERMS[routine], x, y, 1, order).reshape(())
     m, has_nan = _max_abs(dev, x)

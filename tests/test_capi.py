@@ -145,11 +145,13 @@ def level1_cases(script, rng):
                                    value=getattr(reproblas, name)(x, order=oname))
                     script.add(f"red dot {p} {n} {inc} {order} {fx} {fy} {inc}",
                                value=reproblas.dot(x, y, order=oname))
-                for name in ("sum", "asum"):  # ReproblasExact (3): docs/contract.md §5.4
-                    script.add(f"red {name} {p} {n} {inc} 3 {fx}",
-                               value=getattr(reproblas, name)(x, order="exact"))
-                script.add(f"red dot {p} {n} {inc} 3 {fx} {fy} {inc}",
-                           value=reproblas.dot(x, y, order="exact"))
+                # ReproblasKahan (2), ReproblasExact (3): docs/contract.md §5.5, §5.4
+                for code, oname in ((2, "kahan"), (3, "exact")):
+                    for name in ("sum", "asum", "nrm2")[:3 if code == 2 else 2]:
+                        script.add(f"red {name} {p} {n} {inc} {code} {fx}",
+                                   value=getattr(reproblas, name)(x, order=oname))
+                    script.add(f"red dot {p} {n} {inc} {code} {fx} {fy} {inc}",
+                               value=reproblas.dot(x, y, order=oname))
                 if n:
                     script.add(f"iamax {p} {n} {inc} {fx}", value=reproblas.iamax(x))
                 alpha = -1.5
@@ -363,7 +365,7 @@ def error_cases(script):
     f4 = np.arange(1, 65, dtype=np.float32)
     x = script.file(f4)
     bad_level1 = [("red sum s -1 1 0 X", -1), ("red sum s 4 1 0 NULL", -2),
-                  ("red sum s 4 0 0 X", -3), ("red asum s 4 1 2 X", -5),
+                  ("red sum s 4 0 0 X", -3), ("red asum s 4 1 4 X", -5),
                   ("red dot s 4 1 0 X NULL 1", -4), ("red dot s 4 1 0 X X 0", -5),
                   ("red dot s 4 1 -1 X X 1", -7), ("iamax s 0 1 X", -1),
                   ("iamax s 4 0 X", -3), ("red nrm2 s 4 1 0 NULL", -2),

@@ -66,11 +66,13 @@ typedef enum { ReproblasUpper = 121, ReproblasLower = 122 } reproblas_uplo;
 typedef enum { ReproblasNonUnit = 131, ReproblasUnit = 132 } reproblas_diag;
 typedef enum { ReproblasLeft = 141, ReproblasRight = 142 } reproblas_side;
 /* The summation orders of the contract (§2): left to right, or the fixed binary tree;
- * and (§5.4) the correctly rounded sum, ReproblasExact, taken by sum, asum and dot only
- * (any other routine returns the order argument's error code for it). */
+ * the compensated order (§5.5), ReproblasKahan, taken by sum, asum, dot and nrm2 only; and
+ * the correctly rounded sum (§5.4), ReproblasExact, taken by sum, asum and dot only (any
+ * other routine returns the order argument's error code for them). */
 typedef enum {
   ReproblasSequential = 0,
   ReproblasPairwise = 1,
+  ReproblasKahan = 2,
   ReproblasExact = 3
 } reproblas_order;
 

@@ -58,8 +58,10 @@ static int rb_valid_order(int order) {
   return order == ReproblasSequential || order == ReproblasPairwise;
 }
 static int rb_core_order(int order) {
-  return order == ReproblasPairwise ? RB_PAIRWISE : order == ReproblasExact ? RB_EXACT
-                                                                             : RB_SEQUENTIAL;
+  return order == ReproblasPairwise ? RB_PAIRWISE
+         : order == ReproblasExact  ? RB_EXACT
+         : order == ReproblasKahan  ? RB_KAHAN
+                                    : RB_SEQUENTIAL;
 }
 
 /* Element 0 of a BLAS vector: a negative inc starts at the far end. */
@@ -172,7 +174,8 @@ static int rb_capi_reduce(int kind, int dtype, int64_t n, const void *x, int64_t
   if (kind == RB_CAPI_DOT && y == NULL && n > 0) return -4;
   if (kind == RB_CAPI_DOT && (incy == 0 || !rb_vector_ok(n, incy, size))) return -5;
   if (result == NULL) return -4 - shift;
-  if (!rb_valid_order(order) && !(order == ReproblasExact && kind != RB_CAPI_NRM2))
+  if (!rb_valid_order(order) && order != ReproblasKahan &&
+      !(order == ReproblasExact && kind != RB_CAPI_NRM2))
     return -5 - shift;
   rb_context cfg;
   int status = rb_capi_config(&cfg);

@@ -19,6 +19,7 @@
 #endif
 
 #include "order/exact.h"
+#include "order/kahan.h"
 #include "order/order.h"
 
 /* The library's floating-point environment (docs/contract.md, Arithmetic):
@@ -98,10 +99,30 @@ static T NAME(ref_exact)(int64_t n, const T *a, const T *b) {
   return RB_REF_XROUND(&acc, RB_REF_XKIND + (b ? 1 : 0), n > 0);
 }
 
+static T NAME(ref_sum_terms)(int order, int64_t n, const T *t);
+
+/* Order code 2, kahan (docs/contract.md §5.5): the chunks' pairs (kahan.h),
+ * their pairwise tree, s ⊖ c; the pairwise sum when that is not finite. */
+static T NAME(ref_kahan)(int64_t n, const T *t) {
+  if (n == 0) return (T)0;
+  NAME(rb_kpair) stack[64], acc;
+  const int64_t chunks = (n + RB_KAHAN_CHUNK - 1) / RB_KAHAN_CHUNK;
+  for (int64_t j = 0; j < chunks; ++j) {
+    const int64_t first = j * RB_KAHAN_CHUNK;
+    const int q = n - first < RB_KAHAN_CHUNK ? (int)(n - first) : RB_KAHAN_CHUNK;
+    NAME(rb_kpair) v = NAME(rb_kchunk)(t + first, q);
+    RB_COUNTER_PUSH(stack, j, v, NAME(rb_kjoin));
+  }
+  RB_COUNTER_JOIN(acc, stack, chunks, NAME(rb_kjoin));
+  const T r = NAME(rb_kresult)(acc);
+  return r - r == 0 ? r : NAME(ref_sum_terms)(1, n, t);
+}
+
 /* The sum of the plain terms t[0 .. n) in the order (docs/contract.md §2);
  * n = 0 gives +0 in both orders. */
 static T NAME(ref_sum_terms)(int order, int64_t n, const T *t) {
   if (order == 3) return NAME(ref_exact)(n, t, NULL);
+  if (order == 2) return NAME(ref_kahan)(n, t);
   if (n == 0) return (T)0;
   if (order == 0) {
     T s = RB_CHAIN_START(T);
@@ -121,6 +142,13 @@ static T NAME(ref_sum_terms)(int order, int64_t n, const T *t) {
  * exactly with one fma, pairwise adds rounded products. */
 static T NAME(ref_sum_products)(int order, int64_t n, const T *a, const T *b) {
   if (order == 3) return NAME(ref_exact)(n, a, b);
+  if (order == 2) { /* the rounded products (§5.5) */
+    T *t = rb_ref_alloc(n, sizeof(T));
+    for (int64_t k = 0; k < n; ++k) t[k] = a[k] * b[k];
+    const T r = NAME(ref_kahan)(n, t);
+    free(t);
+    return r;
+  }
   if (n == 0) return (T)0;
   if (order == 0) {
     T s = RB_CHAIN_START(T);

@@ -8,6 +8,7 @@
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
 #include "exact_reduce.h"
+#include "kahan_kernels.h"
 #include "kernels.h"
 #include "partition.h"
 #include "thread.h"
@@ -62,7 +63,8 @@ static int rb_ok(int dtype, const rb_context *cfg) {
 static int rb_reduce_any(int dtype, int order, const rb_context *cfg, int term, const void *x,
                          const void *y, int64_t n, void *out) {
   const int exact = order == RB_EXACT && term != RB_TERM_ZZ;
-  if (!rb_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE && !exact) || n < 0)
+  if (!rb_ok(dtype, cfg) ||
+      (order != RB_SEQUENTIAL && order != RB_PAIRWISE && order != RB_KAHAN && !exact) || n < 0)
     return -1;
   rb_context tmp;
   const rb_context *cx = rb_context_use(cfg, &tmp);
