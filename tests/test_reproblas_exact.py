@@ -256,7 +256,10 @@ def test_order_names_and_refusals():
     x = np.array([1.0, 2.0**60, -(2.0**60)])
     assert rb.sum(x, order="EXACT") == 1.0
     assert rb.sum(x, order="Exact") == rb.sum(x, order="exact")
-    for routine, args in (("nrm2", (x,)), ("gemv", (1.0, np.eye(3), x)),
+    with pytest.raises(ValueError, match=r"reproblas\.nrm2: order='exact': use 'sequential', "
+                                         r"'pairwise' or 'kahan'"):
+        rb.nrm2(x, order="exact")
+    for routine, args in (("gemv", (1.0, np.eye(3), x)),
                           ("gemm", (1.0, np.eye(3), np.eye(3))),
                           ("matmul", (np.eye(3), np.eye(3))),
                           ("trsv", (np.eye(3), x))):
