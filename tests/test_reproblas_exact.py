@@ -267,7 +267,7 @@ def test_order_names_and_refusals():
                                              r"'sequential' or 'pairwise'"):
             getattr(rb, routine)(*args, order="exact")
     with pytest.raises(ValueError, match=r"reproblas\.sum: order='exactly': use 'sequential', "
-                                         r"'pairwise' or 'exact'"):
+                                         r"'pairwise', 'kahan' or 'exact'"):
         rb.sum(x, order="exactly")
 
 
