@@ -162,6 +162,10 @@ def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c):
     c_rs, c_cs = c.strides[0] // c.itemsize, c.strides[1] // c.itemsize
     if m == 0 or n == 0:
         return c
+    if order not in ("sequential", "pairwise"):  # docs/contract.md §5.4-§5.5: CPU only
+        raise ValueError(f"reproblas.{'gemv' if n == 1 else 'gemm'}: order={order!r} is "
+                         f"implemented for NumPy arrays only; use order='sequential' or "
+                         f"'pairwise' on CUDA arrays")
     sfx, kind = _sfx(c.dtype), "seq" if order == "sequential" else "pw"
     if n == 1:
         name, (bm, bn) = f"rb_gemv_{kind}_{sfx}", (GEMV_ROWS, 1)

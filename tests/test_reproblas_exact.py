@@ -259,9 +259,7 @@ def test_order_names_and_refusals():
     with pytest.raises(ValueError, match=r"reproblas\.nrm2: order='exact': use 'sequential', "
                                          r"'pairwise' or 'kahan'"):
         rb.nrm2(x, order="exact")
-    for routine, args in (("gemv", (1.0, np.eye(3), x)),
-                          ("gemm", (1.0, np.eye(3), np.eye(3))),
-                          ("matmul", (np.eye(3), np.eye(3))),
+    for routine, args in (("matmul", (np.eye(3), np.eye(3))),
                           ("trsv", (np.eye(3), x))):
         with pytest.raises(ValueError, match=rf"reproblas\.{routine}: order='exact': use "
                                              r"'sequential' or 'pairwise'"):
@@ -356,3 +354,46 @@ def test_kernel_blocks(monkeypatch, isa, dtype):
                         continue
                     same(call(routine, x, y), oracle(routine, x, y if routine == "dot" else None),
                          f"{routine} {name} isa={isa} threads={threads}")
+
+
+# ---- gemv and gemm: every element an exact dot, scaled as docs/contract.md §2.4 ----
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemv_gemm(monkeypatch, ref, isa, dtype):
+    monkeypatch.setenv("REPROBLAS_ISA", isa)
+    rng = np.random.default_rng(13)
+    lo, hi = (-60, 60)
+    a = _spread(rng, 37 * 300, dtype, lo, hi).reshape(37, 300)
+    a[3, :150] = -a[3, 150:]        # a row that cancels to zero
+    a[5, 7] = np.inf                # IEEE's rules for one row
+    x = _spread(rng, 300, dtype, lo, hi)
+    b = _spread(rng, 300 * 4, dtype, lo, hi).reshape(300, 4)
+    y0 = _spread(rng, 37, dtype, -5, 5)
+    for threads in (1, 3):
+        monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(threads))
+        with _core.tuning(l3={"min_work": 1}):
+            got = rb.gemv(1.0, a, x, order="exact")
+            for i in range(37):
+                same(got[i], oracle("dot", a[i], x), f"gemv row {i} threads={threads}")
+            for av, bv, trans, aa, xx in ((2.5, 0.0, False, a, x),
+                                          (-0.75, 1.5, False, np.asfortranarray(a), x),
+                                          (1.0, -2.0, True, a.T.copy(), x[::-1][::-1]),
+                                          (3.0, 0.5, False, a, np.repeat(x, 2)[::2])):
+                yv = None if bv == 0 else y0.copy()
+                got = rb.gemv(av, aa, xx, bv, yv, trans=trans, order="exact")
+                want = ref.gemv(av, aa, xx, bv, y0 if bv else None, trans=trans, order="exact")
+                for i in range(37):
+                    same(got[i], want[i], f"gemv alpha={av} beta={bv} trans={trans} row {i}")
+            got = rb.gemm(1.0, a, b, order="exact")
+            for i in range(37):
+                for j in range(4):
+                    same(got[i, j], oracle("dot", a[i], b[:, j]), f"gemm ({i}, {j})")
+            c = _spread(rng, 37 * 4, dtype, -3, 3).reshape(37, 4)
+            got = rb.gemm(-1.5, a, b.T.copy(), 0.25, c, trans_b=True, order="exact")
+            want = ref.gemm(-1.5, a, b.T.copy(), 0.25, c, trans_b=True, order="exact")
+            for i in range(37):
+                for j in range(4):
+                    same(got[i, j], want[i, j], f"gemm scaled ({i}, {j})")
+    with pytest.raises(ValueError, match=r"reproblas\.matmul: order='exact'"):
+        rb.matmul(a, b, order="exact")

@@ -7,6 +7,7 @@
 
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
+#include "exact_reduce.h"
 #include "gemm_kernels.h"
 #include "partition.h"
 #include "thread.h"
@@ -205,9 +206,18 @@ int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const i
                     int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
                     int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
                     void *c, int64_t c_rs, int64_t c_cs) {
-  if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0 ||
-      k < 0 || nd < 0)
+  if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE && order != RB_EXACT) ||
+      m < 0 || n < 0 || k < 0 || nd < 0 || (order == RB_EXACT && nd != 0))
     return -1;
+  if (order == RB_EXACT) { /* gemv and gemm (not batched): frame/exact.c */
+    rb_context tmp;
+    const rb_context *cx = rb_context_use(cfg, &tmp);
+    cr_fenv_t saved = cr_fenv_enter();
+    const int rc = rb_exact_gemm(dtype, cx, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c,
+                                 c_rs, c_cs);
+    cr_fenv_leave(saved);
+    return rc;
+  }
   int64_t batch = 1;
   for (int d = 0; d < nd; ++d) {
     if (shape[d] < 0) return -1;
