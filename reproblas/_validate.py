@@ -23,7 +23,7 @@ MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h
 # The orders of docs/contract.md §5.4-§5.5 and the routines that implement them; every
 # other routine refuses them with the list of its own orders.
 EXTRA_ORDERS = {
-    "kahan": (_core.KAHAN, frozenset({"sum", "asum", "dot", "nrm2"})),
+    "kahan": (_core.KAHAN, frozenset({"sum", "asum", "dot", "nrm2", "gemv", "gemm"})),
     "exact": (_core.EXACT, frozenset({"sum", "asum", "dot", "gemv", "gemm"})),
 }
 

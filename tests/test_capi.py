@@ -207,7 +207,7 @@ def gemm_case(script, rng, dt, p, layout, ta, tb, m, n, k, pad):
     abuf, a = stored(rng, dt, ar, ac, layout, max(lda, 1))
     bbuf, b = stored(rng, dt, br, bc, layout, max(ldb, 1))
     fa, fb = script.file(abuf), script.file(bbuf)
-    for order, oname in {**ORDER_NAMES, 3: "exact"}.items():  # ReproblasExact: §5.4
+    for order, oname in {**ORDER_NAMES, 2: "kahan", 3: "exact"}.items():  # §5.4-§5.5
         for beta in (0.0, 0.75):
             cbuf, c = stored(rng, dt, m, n, layout, max(ldc, 1))
             if beta == 0:
@@ -228,7 +228,7 @@ def gemv_case(script, rng, dt, p, layout, trans, m, n, pad):
     incx, incy = -2, 3
     xmem = values(rng, dt, (cols - 1) * 2 + 1)
     fa, fx = script.file(abuf), script.file(xmem)
-    for order, oname in {**ORDER_NAMES, 3: "exact"}.items():  # ReproblasExact: §5.4
+    for order, oname in {**ORDER_NAMES, 2: "kahan", 3: "exact"}.items():  # §5.4-§5.5
         ymem = values(rng, dt, (rows - 1) * 3 + 1)
         expected = ymem.copy()
         vector_view(expected, rows, incy)[...] = reproblas.gemv(
@@ -387,7 +387,7 @@ def error_cases(script):
                        (dict(m=-1), -4), (dict(n=-2), -5), (dict(k=-1), -6),
                        (dict(a="NULL"), -8), (dict(lda=3), -9), (dict(b="NULL"), -10),
                        (dict(tb=TRANS, ldb=3), -11), (dict(c="NULL"), -13), (dict(ldc=3), -14),
-                       (dict(order=2), -15), (dict(order=4), -15),
+                       (dict(order=5), -15), (dict(order=4), -15),
                        (dict(layout=COL, m=5, lda=4, ldc=5), -9)]:
         g = dict(good, **change)
         out = script.out()

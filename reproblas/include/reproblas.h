@@ -66,7 +66,8 @@ typedef enum { ReproblasUpper = 121, ReproblasLower = 122 } reproblas_uplo;
 typedef enum { ReproblasNonUnit = 131, ReproblasUnit = 132 } reproblas_diag;
 typedef enum { ReproblasLeft = 141, ReproblasRight = 142 } reproblas_side;
 /* The summation orders of the contract (§2): left to right, or the fixed binary tree;
- * the compensated order (§5.5), ReproblasKahan, taken by sum, asum, dot and nrm2 only; and
+ * the compensated order (§5.5), ReproblasKahan, taken by sum, asum, dot, nrm2, gemv and gemm
+ * only; and
  * the correctly rounded sum (§5.4), ReproblasExact, taken by sum, asum, dot, gemv and gemm
  * only (any other routine returns the order argument's error code for them). */
 typedef enum {

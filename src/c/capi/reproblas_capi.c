@@ -277,7 +277,7 @@ static int rb_capi_gemv(int dtype, int layout, int trans, int64_t m, int64_t n,
   if (incx == 0 || !rb_vector_ok(nx, incx, size)) return -9;
   if (y == NULL && rows > 0) return -11;
   if (incy == 0 || !rb_vector_ok(rows, incy, size)) return -12;
-  if (!rb_valid_order(order) && order != ReproblasExact) return -13;
+  if (!rb_valid_order(order) && order != ReproblasExact && order != ReproblasKahan) return -13;
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
@@ -340,7 +340,7 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
   if (!rb_ld_ok(layout, br, bc, ldb) || !rb_matrix_ok(layout, br * used, bc, ldb, size)) return -11;
   if (c == NULL && m > 0 && n > 0) return -13;
   if (!rb_ld_ok(layout, m, n, ldc) || !rb_matrix_ok(layout, m, n, ldc, size)) return -14;
-  if (!rb_valid_order(order) && order != ReproblasExact) return -15;
+  if (!rb_valid_order(order) && order != ReproblasExact && order != ReproblasKahan) return -15;
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;

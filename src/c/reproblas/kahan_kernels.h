@@ -19,7 +19,13 @@
   /* *out = S of the terms (the entry point's environment set); 0 when S is not finite */    \
   /* (the caller then gives the pairwise sum, §5.5), else 1. */                                \
   int rb_kahan_reduce_##SFX(const rb_context *cx, int term, const T *x, const T *y, T scale,  \
-                            int64_t n, T *out);
+                            int64_t n, T *out);                                                \
+  /* C = alpha op(A) op(B) [+ beta C] (docs/contract.md §2.4), every S_ij in this order; */    \
+  /* strides as rb_exact_gemm's. 0, or -2 when a work buffer cannot be allocated. */           \
+  int rb_kahan_gemm_##SFX(const rb_context *cx, int64_t m, int64_t n, int64_t k, T alpha,      \
+                          const T *a, int64_t a_rs, int64_t a_cs, const T *b, int64_t b_rs,    \
+                          int64_t b_cs, T beta, int beta_zero, T *c, int64_t c_rs,             \
+                          int64_t c_cs);
 
 RB_DECLARE_KAHAN_TABLE(float, f32)
 RB_DECLARE_KAHAN_TABLE(double, f64)

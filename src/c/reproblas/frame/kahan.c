@@ -7,6 +7,7 @@
  * the pairwise order would add. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "../../common/isa.h"
 #include "kahan_kernels.h"
@@ -30,10 +31,13 @@ enum { RB_KMAX_ITEMS = 1024, RB_KBATCH = 16 /* chunk pairs per kernel call */ };
 
 #define T float
 #define SFX f32
+#define KFMA fmaf
 #include "kahan_driver.inc"
 #undef T
 #undef SFX
+#undef KFMA
 
 #define T double
 #define SFX f64
+#define KFMA fma
 #include "kahan_driver.inc"

@@ -8,6 +8,7 @@
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
 #include "exact_reduce.h"
+#include "kahan_kernels.h"
 #include "gemm_kernels.h"
 #include "partition.h"
 #include "thread.h"
@@ -206,15 +207,26 @@ int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const i
                     int64_t n, int64_t k, const void *alpha, const void *a, int64_t a_rs,
                     int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, const void *beta,
                     void *c, int64_t c_rs, int64_t c_cs) {
-  if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE && order != RB_EXACT) ||
-      m < 0 || n < 0 || k < 0 || nd < 0 || (order == RB_EXACT && nd != 0))
+  const int extra = order == RB_EXACT || order == RB_KAHAN; /* docs/contract.md §5.4-§5.5 */
+  if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE && !extra) ||
+      m < 0 || n < 0 || k < 0 || nd < 0 || (extra && nd != 0))
     return -1;
-  if (order == RB_EXACT) { /* gemv and gemm (not batched): frame/exact.c */
+  if (extra) { /* gemv and gemm (not batched): frame/exact.c, frame/kahan.c */
     rb_context tmp;
     const rb_context *cx = rb_context_use(cfg, &tmp);
     cr_fenv_t saved = cr_fenv_enter();
-    const int rc = rb_exact_gemm(dtype, cx, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c,
-                                 c_rs, c_cs);
+    int rc;
+    if (order == RB_EXACT)
+      rc = rb_exact_gemm(dtype, cx, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs,
+                         c_cs);
+    else if (dtype == RB_F32)
+      rc = rb_kahan_gemm_f32(cx, m, n, k, *(const float *)alpha, a, a_rs, a_cs, b, b_rs, b_cs,
+                             *(const float *)beta,
+                             (*(const uint32_t *)beta << 1) == 0, c, c_rs, c_cs);
+    else
+      rc = rb_kahan_gemm_f64(cx, m, n, k, *(const double *)alpha, a, a_rs, a_cs, b, b_rs, b_cs,
+                             *(const double *)beta,
+                             (*(const uint64_t *)beta << 1) == 0, c, c_rs, c_cs);
     cr_fenv_leave(saved);
     return rc;
   }
