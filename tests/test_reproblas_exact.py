@@ -397,3 +397,17 @@ def test_gemv_gemm(monkeypatch, ref, isa, dtype):
                     same(got[i, j], want[i, j], f"gemm scaled ({i}, {j})")
     with pytest.raises(ValueError, match=r"reproblas\.matmul: order='exact'"):
         rb.matmul(a, b, order="exact")
+
+
+def test_cuda_products_refuse_the_new_orders():
+    """gemv/gemm on CUDA arrays run only the §2 orders: the backend says so instead of
+    running another order's kernel."""
+    from cuda_support import EmuDevice
+    from reproblas import _cuda
+    a = np.ones((3, 3))
+    for order in ("exact", "kahan"):
+        with pytest.raises(ValueError, match=rf"order='{order}' is implemented for NumPy arrays"):
+            _cuda.gemm(EmuDevice(), order, 1.0, a, False, a, False, 0.0, np.zeros((3, 3)))
+        with pytest.raises(ValueError, match=r"reproblas\.gemv"):
+            _cuda.gemm(EmuDevice(), order, 1.0, a, False, a[:, :1], False, 0.0,
+                       np.zeros((3, 1)))
