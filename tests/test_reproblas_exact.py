@@ -411,3 +411,21 @@ def test_cuda_products_refuse_the_new_orders():
         with pytest.raises(ValueError, match=r"reproblas\.gemv"):
             _cuda.gemm(EmuDevice(), order, 1.0, a, False, a[:, :1], False, 0.0,
                        np.zeros((3, 1)))
+
+
+@pytest.mark.parametrize("order", ["exact", "kahan"])
+def test_gemm_interrupted(order):
+    """Ctrl-C stops a long gemm in the new orders too, and the next call gives the bits of
+    an uninterrupted one (tests/test_interrupt.py's protocol)."""
+    from test_interrupt import run_interrupted
+    setup = f"""
+        import reproblas
+        rng = np.random.default_rng(1)
+        sa = rng.standard_normal((120, 300)).astype(np.float32)
+        sb = rng.standard_normal((300, 130)).astype(np.float32)
+        before = reproblas.gemm(1.0, sa, sb, order="{order}")
+        big = np.ones((3000, 3000), np.float32)
+        """
+    run_interrupted(setup, f'reproblas.gemm(1.0, big, big, order="{order}")',
+                    f'reproblas.gemm(1.0, sa, sb, order="{order}")',
+                    {"REPROBLAS_NUM_THREADS": "2"}, bound=3.0)

@@ -98,7 +98,7 @@ static int beta_zero(int dtype, const void *beta) {
       }                                                                                          \
       col = row + j->kk;                                                                         \
     }                                                                                            \
-    for (int64_t e = sh.lo; e < sh.hi; ++e) {                                                    \
+    for (int64_t e = sh.lo; e < sh.hi && !rb_stop_poll(); ++e) { /* Ctrl-C: the entry reports */\
       const int64_t i = e / j->n, jj = e % j->n;                                                 \
       const T *x = A + i * j->a_rs, *y = B + jj * j->b_cs;                                       \
       if (row) {                                                                                 \

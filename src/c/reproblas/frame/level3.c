@@ -228,7 +228,7 @@ int rb_gemm_batched(int dtype, int order, const rb_context *cfg, int nd, const i
                              *(const double *)beta,
                              (*(const uint64_t *)beta << 1) == 0, c, c_rs, c_cs);
     cr_fenv_leave(saved);
-    return rc;
+    return rb_stopped() ? RB_STOPPED : rc; /* skipped elements: no result */
   }
   int64_t batch = 1;
   for (int d = 0; d < nd; ++d) {
