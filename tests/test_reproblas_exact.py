@@ -429,3 +429,27 @@ def test_gemm_interrupted(order):
     run_interrupted(setup, f'reproblas.gemm(1.0, big, big, order="{order}")',
                     f'reproblas.gemm(1.0, sa, sb, order="{order}")',
                     {"REPROBLAS_NUM_THREADS": "2"}, bound=3.0)
+
+
+def test_public_api_on_emulated_gpu_arrays(monkeypatch):
+    """reproblas.sum/asum/dot(order='exact') on (emulated) GPU arrays route to the CUDA
+    kernels and give the CPU's bits, axis= included; kahan and the exact gemv refuse."""
+    from cuda_support import EmuDevice, emu_array
+    from repro_runtime import cuda as rt_cuda
+    monkeypatch.setattr(rt_cuda, "_device", [EmuDevice()])
+    rng = np.random.default_rng(21)
+    for dtype in DTYPES:
+        x = _spread(rng, 2 * 700, dtype, -100, 100).reshape(2, 700)
+        y = _spread(rng, 2 * 700, dtype, -100, 100).reshape(2, 700)
+        for routine in ROUTINES:
+            args = (x[0], y[0]) if routine == "dot" else (x[0],)
+            got = getattr(rb, routine)(*map(emu_array, args), order="exact")
+            same(np.asarray(got)[()], call(routine, x[0], y[0]), f"gpu {routine}")
+            args2 = (x, y) if routine == "dot" else (x,)
+            got = getattr(rb, routine)(*map(emu_array, args2), order="exact", axis=1)
+            for i in range(2):
+                same(np.asarray(got)[i], call(routine, x[i], y[i]), f"gpu {routine} axis row {i}")
+        with pytest.raises(ValueError, match="order='kahan' is implemented for NumPy arrays"):
+            rb.sum(emu_array(x[0]), order="kahan")
+        with pytest.raises(ValueError, match="order='exact' is implemented for NumPy arrays"):
+            rb.gemv(1.0, emu_array(x[:, :2].T.copy()), emu_array(x[:, 0]), order="exact")
