@@ -3,7 +3,8 @@
 #
 # Every routine takes NumPy arrays of float32 or float64, all of one dtype, and returns that
 # dtype; CUDA arrays (CuPy, or anything CuPy wraps without a copy) give CuPy results, typed Any.
-# `order` is "sequential" (the default) or "pairwise" (docs/contract.md §2).
+# `order` is "sequential" (the default) or "pairwise" (docs/contract.md §2); sum, asum, dot,
+# nrm2, gemv and gemm also take "kahan" (§5.5), all but nrm2 of them "exact" (§5.4).
 from collections.abc import Sequence
 from typing import Any, Final, Literal, Protocol, TypeVar, overload
 

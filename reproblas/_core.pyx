@@ -205,6 +205,7 @@ cdef rb_context _tuned(int isa, int threads) except *:
 
 cdef extern from "level1.h":
     enum: RB_F32, RB_F64, RB_SEQUENTIAL, RB_PAIRWISE
+    enum: RB_KAHAN, RB_EXACT
     int rb_sum(int dtype, int order, const rb_context *cfg, const void *x, int64_t n, void *out) nogil
     int rb_asum(int dtype, int order, const rb_context *cfg, const void *x, int64_t n, void *out) nogil
     int rb_dot(int dtype, int order, const rb_context *cfg, const void *x, const void *y, int64_t n,
@@ -217,6 +218,8 @@ cdef extern from "level1.h":
 
 SEQUENTIAL = RB_SEQUENTIAL
 PAIRWISE = RB_PAIRWISE
+KAHAN = RB_KAHAN  # docs/contract.md §5.5
+EXACT = RB_EXACT  # docs/contract.md §5.4
 
 _REDUCTIONS = {"sum": 0, "asum": 1, "dot": 2, "nrm2": 3}
 

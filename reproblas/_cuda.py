@@ -71,11 +71,37 @@ def _max_abs(dev, x):
     return x.dtype.type(float(block_max.max())), bool(int(has_nan[0]))  # float(): CuPy 0-d
 
 
+# order="exact" (src/cuda/reproblas/exact.cuh): blocks of THREADS accumulators at most, and
+# the limbs of each accumulator by (dtype, products): rb_xacc_limbs of src/c/order/exact.h.
+EXACT_BLOCKS = 64
+EXACT_LIMBS = {("f32", False): 11, ("f32", True): 20, ("f64", False): 68, ("f64", True): 134}
+
+
+def exact_sum(dev, term, x, y):
+    """A 1-element array: RN of the exact sum of the terms (docs/contract.md §5.4)."""
+    xp, dtype, n, sfx = dev.xp, x.dtype, x.shape[0], _sfx(x.dtype)
+    blocks = max(1, min(EXACT_BLOCKS, -(-n // THREADS)))
+    rows = blocks * THREADS
+    limbs = xp.empty(rows * EXACT_LIMBS[sfx, term == TERMS["dot"]], np.int64)
+    flags = xp.empty(rows * 4, np.int32)
+    out = xp.empty(1, dtype)
+    dev.function(f"rb_exact_part_{sfx}")((blocks,), (THREADS,), (
+        np.int32(term), x, x if y is None else y, np.int64(n), limbs, flags))
+    dev.function(f"rb_exact_join_{sfx}")((1,), (THREADS,), (
+        np.int32(term), np.int64(rows), limbs, flags, np.int64(n), out))
+    return out
+
+
 def reduce(dev, routine, x, y, order):
     """sum / asum / dot / nrm2 of contiguous 1-D x (and y): a 0-d array."""
     xp, dtype, n = dev.xp, x.dtype, x.shape[0]
     if n == 0:
         return xp.zeros((), dtype)
+    if order == "exact":
+        return exact_sum(dev, TERMS[routine], x, y).reshape(())
+    if order == "kahan":  # docs/contract.md §5.5: CPU only
+        raise ValueError(f"reproblas.{routine}: order='kahan' is implemented for NumPy arrays "
+                         f"only; use order='sequential', 'pairwise' or 'exact' on CUDA arrays")
     if routine != "nrm2":
         return _ordered_sum(dev, TERMS[routine], x, y, 1, order).reshape(())
     m, has_nan = _max_abs(dev, x)
@@ -137,6 +163,10 @@ def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c, uplo=0):
     c_rs, c_cs = c.strides[0] // c.itemsize, c.strides[1] // c.itemsize
     if m == 0 or n == 0:
         return c
+    if order not in ("sequential", "pairwise"):  # docs/contract.md §5.4-§5.5: CPU only
+        raise ValueError(f"reproblas.{'gemv' if n == 1 else 'gemm'}: order={order!r} is "
+                         f"implemented for NumPy arrays only; use order='sequential' or "
+                         f"'pairwise' on CUDA arrays")
     sfx, kind = _sfx(c.dtype), "seq" if order == "sequential" else "pw"
     if n == 1:
         name, (bm, bn) = f"rb_gemv_{kind}_{sfx}", (GEMV_ROWS, 1)
@@ -275,6 +305,7 @@ def _conv2d_gemm(dev, kernel, threads, geo, x, w, b, g, grid, y):
 # Results are device arrays (reductions: 0-d arrays, as CuPy's own reductions return).
 
 _ORDER_NAMES = {code: name for name, code in _validate.ORDERS.items()}
+_ORDER_NAMES.update({code: name for name, (code, _) in _validate.EXTRA_ORDERS.items()})
 
 
 def _result(dev, c, shape, dtype, overwrite, needs_old):

@@ -81,9 +81,10 @@ def sum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     ----------
     x : numpy.ndarray
         Array of float32 or float64 (any strides), or a list/tuple of floats.
-    order : {'sequential', 'pairwise'}, optional
-        Summation order (contract §2): 'sequential' (default) adds left to right,
-        'pairwise' uses the fixed binary tree.
+    order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
+        Summation order (contract §2, §5.4, §5.5): 'sequential' (default) adds left to
+        right, 'pairwise' uses the fixed binary tree, 'kahan' compensated chunks joined by
+        that tree, 'exact' the float nearest to the exact sum.
     axis : None, int or tuple of ints, optional
         Reduce along these axes (negative: from the end), as NumPy's reductions:
         each result element is the reduction of the elements along them, in C index
@@ -134,9 +135,10 @@ def asum(x, order="sequential", *, axis=None, keepdims=False, out=None):
     ----------
     x : numpy.ndarray
         Array of float32 or float64, or a list/tuple of floats.
-    order : {'sequential', 'pairwise'}, optional
-        Summation order (contract §2): 'sequential' (default) adds left to right,
-        'pairwise' uses the fixed binary tree.
+    order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
+        Summation order (contract §2, §5.4, §5.5): 'sequential' (default) adds left to
+        right, 'pairwise' uses the fixed binary tree, 'kahan' compensated chunks joined by
+        that tree, 'exact' the float nearest to the exact sum.
     axis : None, int or tuple of ints, optional
         Reduce along these axes (negative: from the end), as NumPy's reductions:
         each result element is the reduction of the elements along them, in C index
@@ -177,9 +179,10 @@ def dot(x, y, order="sequential", *, axis=None, keepdims=False, out=None):
     x, y : numpy.ndarray
         Arrays of the same shape and dtype (float32 or float64); the terms pair
         x and y elementwise.
-    order : {'sequential', 'pairwise'}, optional
-        Summation order (contract §2): 'sequential' (default) adds left to right,
-        'pairwise' uses the fixed binary tree.
+    order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
+        Summation order (contract §2, §5.4, §5.5): 'sequential' (default) adds left to
+        right, 'pairwise' uses the fixed binary tree, 'kahan' compensated chunks joined by
+        that tree, 'exact' the float nearest to the exact sum.
     axis : None, int or tuple of ints, optional
         Reduce along these axes (negative: from the end), as NumPy's reductions:
         each result element is the reduction of the elements along them, in C index
@@ -229,9 +232,10 @@ def nrm2(x, order="sequential", *, axis=None, keepdims=False, out=None):
     ----------
     x : numpy.ndarray
         Array of float32 or float64, or a list/tuple of floats.
-    order : {'sequential', 'pairwise'}, optional
-        Summation order (contract §2): 'sequential' (default) adds left to right,
-        'pairwise' uses the fixed binary tree.
+    order : {'sequential', 'pairwise', 'kahan'}, optional
+        Summation order (contract §2, §5.5): 'sequential' (default) adds left to right,
+        'pairwise' uses the fixed binary tree, 'kahan' compensated chunks joined by that
+        tree.
     axis : None, int or tuple of ints, optional
         Reduce along these axes (negative: from the end), as NumPy's reductions:
         each result element is the reduction of the elements along them, in C index

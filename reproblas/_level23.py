@@ -38,9 +38,11 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
         Use ``a.T`` (``b.T``) instead of a (b).
     overwrite_c : bool, optional
         Write the result into c (any layout) and return c, instead of a new array.
-    order : {'sequential', 'pairwise'}, optional
-        Summation order (contract §2): 'sequential' (default) adds left to right,
-        'pairwise' uses the fixed binary tree.
+    order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
+        Summation order (contract §2, §5.4, §5.5): 'sequential' (default) adds left to
+        right, 'pairwise' uses the fixed binary tree, 'kahan' compensated chunks joined by
+        that tree, 'exact' gives each S the float nearest to its exact value ('kahan' and
+        'exact': NumPy arrays only).
 
     out : numpy.ndarray, optional
         Array of the result's exact shape and dtype (any layout) to write it into,
@@ -291,9 +293,11 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
         Use ``a.T`` instead of a.
     overwrite_y : bool, optional
         Write the result into y and return y, instead of a new array.
-    order : {'sequential', 'pairwise'}, optional
-        Summation order (contract §2): 'sequential' (default) adds left to right,
-        'pairwise' uses the fixed binary tree.
+    order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
+        Summation order (contract §2, §5.4, §5.5): 'sequential' (default) adds left to
+        right, 'pairwise' uses the fixed binary tree, 'kahan' compensated chunks joined by
+        that tree, 'exact' gives each S the float nearest to its exact value ('kahan' and
+        'exact': NumPy arrays only).
 
     out : numpy.ndarray, optional
         Array of the result's exact shape and dtype (any layout) to write it into,

@@ -21,13 +21,31 @@ MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h
 
 # ---- options ----
 
+# The orders of docs/contract.md §5.4-§5.5 and the routines that implement them; every
+# other routine refuses them with the list of its own orders.
+EXTRA_ORDERS = {
+    "kahan": (_core.KAHAN, frozenset({"sum", "asum", "dot", "nrm2", "gemv", "gemm"})),
+    "exact": (_core.EXACT, frozenset({"sum", "asum", "dot", "gemv", "gemm"})),
+}
+
+
+def orders_of(routine):
+    """The order names `routine` accepts."""
+    return list(ORDERS) + [name for name, (_, routines) in EXTRA_ORDERS.items()
+                           if routine in routines]
+
+
 def order(value, routine):
-    """The core's code of a summation order (contract §2), its name in any case
-    ('Pairwise')."""
-    code = ORDERS.get(value.lower()) if isinstance(value, str) else None
+    """The core's code of a summation order (contract §2, §5.4-§5.5), its name in any
+    case ('Pairwise'); an order the routine does not implement is a ValueError."""
+    name = value.lower() if isinstance(value, str) else None
+    code = ORDERS.get(name)
     if code is None:
-        raise ValueError(f"reproblas.{routine}: order={value!r}: use 'sequential' or "
-                         f"'pairwise'")
+        code, routines = EXTRA_ORDERS.get(name, (None, ()))
+        if routine not in routines:
+            names = orders_of(routine)
+            listed = ", ".join(repr(n) for n in names[:-1]) + f" or {names[-1]!r}"
+            raise ValueError(f"reproblas.{routine}: order={value!r}: use {listed}")
     return code
 
 

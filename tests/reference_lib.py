@@ -17,7 +17,7 @@ SOURCE = ROOT / "src" / "c" / "order" / "reference.c"
 # The project's C flags (setup.py): no contraction, no fast math.
 CFLAGS = ["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno",
           "-fno-strict-aliasing", "-fPIC", "-shared"]
-ORDERS = {"sequential": 0, "pairwise": 1}
+ORDERS = {"sequential": 0, "pairwise": 1, "kahan": 2, "exact": 3}
 
 
 def compiler():

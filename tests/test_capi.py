@@ -145,6 +145,13 @@ def level1_cases(script, rng):
                                    value=getattr(reproblas, name)(x, order=oname))
                     script.add(f"red dot {p} {n} {inc} {order} {fx} {fy} {inc}",
                                value=reproblas.dot(x, y, order=oname))
+                # ReproblasKahan (2), ReproblasExact (3): docs/contract.md §5.5, §5.4
+                for code, oname in ((2, "kahan"), (3, "exact")):
+                    for name in ("sum", "asum", "nrm2")[:3 if code == 2 else 2]:
+                        script.add(f"red {name} {p} {n} {inc} {code} {fx}",
+                                   value=getattr(reproblas, name)(x, order=oname))
+                    script.add(f"red dot {p} {n} {inc} {code} {fx} {fy} {inc}",
+                               value=reproblas.dot(x, y, order=oname))
                 if n:
                     script.add(f"iamax {p} {n} {inc} {fx}", value=reproblas.iamax(x))
                 alpha = -1.5
@@ -200,7 +207,7 @@ def gemm_case(script, rng, dt, p, layout, ta, tb, m, n, k, pad):
     abuf, a = stored(rng, dt, ar, ac, layout, max(lda, 1))
     bbuf, b = stored(rng, dt, br, bc, layout, max(ldb, 1))
     fa, fb = script.file(abuf), script.file(bbuf)
-    for order, oname in ORDER_NAMES.items():
+    for order, oname in {**ORDER_NAMES, 2: "kahan", 3: "exact"}.items():  # §5.4-§5.5
         for beta in (0.0, 0.75):
             cbuf, c = stored(rng, dt, m, n, layout, max(ldc, 1))
             if beta == 0:
@@ -221,7 +228,7 @@ def gemv_case(script, rng, dt, p, layout, trans, m, n, pad):
     incx, incy = -2, 3
     xmem = values(rng, dt, (cols - 1) * 2 + 1)
     fa, fx = script.file(abuf), script.file(xmem)
-    for order, oname in ORDER_NAMES.items():
+    for order, oname in {**ORDER_NAMES, 2: "kahan", 3: "exact"}.items():  # §5.4-§5.5
         ymem = values(rng, dt, (rows - 1) * 3 + 1)
         expected = ymem.copy()
         vector_view(expected, rows, incy)[...] = reproblas.gemv(
@@ -358,10 +365,11 @@ def error_cases(script):
     f4 = np.arange(1, 65, dtype=np.float32)
     x = script.file(f4)
     bad_level1 = [("red sum s -1 1 0 X", -1), ("red sum s 4 1 0 NULL", -2),
-                  ("red sum s 4 0 0 X", -3), ("red asum s 4 1 2 X", -5),
+                  ("red sum s 4 0 0 X", -3), ("red asum s 4 1 4 X", -5),
                   ("red dot s 4 1 0 X NULL 1", -4), ("red dot s 4 1 0 X X 0", -5),
                   ("red dot s 4 1 -1 X X 1", -7), ("iamax s 0 1 X", -1),
-                  ("iamax s 4 0 X", -3), ("red nrm2 s 4 1 0 NULL", -2)]
+                  ("iamax s 4 0 X", -3), ("red nrm2 s 4 1 0 NULL", -2),
+                  ("red nrm2 s 4 1 3 X", -5), ("red dot s 4 1 5 X X 1", -7)]
     for line, rc in bad_level1:
         script.add(line.replace("X", x), rc=rc)
     for line, rc in [("axpy s -1 0x1p0 1 1 X Y OUT", -1), ("axpy s 4 0x1p0 1 1 NULL Y OUT", -3),
@@ -379,7 +387,8 @@ def error_cases(script):
                        (dict(m=-1), -4), (dict(n=-2), -5), (dict(k=-1), -6),
                        (dict(a="NULL"), -8), (dict(lda=3), -9), (dict(b="NULL"), -10),
                        (dict(tb=TRANS, ldb=3), -11), (dict(c="NULL"), -13), (dict(ldc=3), -14),
-                       (dict(order=2), -15), (dict(layout=COL, m=5, lda=4, ldc=5), -9)]:
+                       (dict(order=5), -15), (dict(order=4), -15),
+                       (dict(layout=COL, m=5, lda=4, ldc=5), -9)]:
         g = dict(good, **change)
         out = script.out()
         c = script.file(f4[:16]) if g["c"] is None else g["c"]

@@ -65,8 +65,17 @@ reproblas_transpose;
 typedef enum { ReproblasUpper = 121, ReproblasLower = 122 } reproblas_uplo;
 typedef enum { ReproblasNonUnit = 131, ReproblasUnit = 132 } reproblas_diag;
 typedef enum { ReproblasLeft = 141, ReproblasRight = 142 } reproblas_side; /* trsm, symm */
-/* The summation orders of the contract (§2): left to right, or the fixed binary tree. */
-typedef enum { ReproblasSequential = 0, ReproblasPairwise = 1 } reproblas_order;
+/* The summation orders of the contract (§2): left to right, or the fixed binary tree;
+ * the compensated order (§5.5), ReproblasKahan, taken by sum, asum, dot, nrm2, gemv and gemm
+ * only; and
+ * the correctly rounded sum (§5.4), ReproblasExact, taken by sum, asum, dot, gemv and gemm
+ * only (any other routine returns the order argument's error code for them). */
+typedef enum {
+  ReproblasSequential = 0,
+  ReproblasPairwise = 1,
+  ReproblasKahan = 2,
+  ReproblasExact = 3
+} reproblas_order;
 
 enum reproblas_status {
   REPROBLAS_SUCCESS = 0,

@@ -12,6 +12,7 @@
 #include "reproblas/conv_gemm.cuh"
 #include "reproblas/scan.cuh"
 #include "reproblas/level2.cuh"
+#include "reproblas/exact.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each: sequential gemm
  * (rb_gemm_seq_body), pairwise gemm and gemv (rb_gemm_body; gemv is gemm with
@@ -103,6 +104,20 @@
     rb_conv2d_grad_weight_body<T, 256, RB_CONV_TK, PW>(geo, x, gy, gw);                       \
   }
 
+/* order="exact": reproblas/exact.cuh */
+#define RB_DEFINE_EXACT(T, sfx)                                                              \
+  extern "C" __global__ void rb_exact_part_##sfx(int term, const T *x, const T *y,          \
+                                                 long long n, long long *limbs, int *flags) { \
+    rb_exact_part_body<T>(term, x, y, n, limbs, flags);                                       \
+  }                                                                                            \
+  extern "C" __global__ void rb_exact_join_##sfx(int term, long long rows,                   \
+                                                 const long long *limbs, const int *flags,     \
+                                                 long long n, T *out) {                        \
+    rb_exact_join_body<T>(term, rows, limbs, flags, n, out);                                  \
+  }
+RB_DEFINE_EXACT(float, f32)
+RB_DEFINE_EXACT(double, f64)
+
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
 extern "C" __global__ void __launch_bounds__(128, 3)
     rb_conv2d_gemm_narrow_f32(const long long *geo, const long long *tab, const float *x,
@@ -129,7 +144,7 @@ RB_DEFINE_LEVEL2_RANK(double, f64)
   X(rb_sequential_##sfx) X(rb_pairwise_##sfx) X(rb_join_##sfx) X(rb_max_abs_##sfx)          \
   X(rb_find_first_##sfx) X(rb_axpy_##sfx) X(rb_scal_##sfx) X(rb_ger_##sfx)                   \
   X(rb_gemm_seq_##sfx) X(rb_gemm_pw_##sfx) X(rb_gemv_seq_##sfx) X(rb_gemv_pw_##sfx)       \
-  X(rb_conv2d_gemm_##sfx)                                                                   \
+  X(rb_conv2d_gemm_##sfx) X(rb_exact_part_##sfx) X(rb_exact_join_##sfx)                    \
   RB_SOLVE_CONV_LIST(X, sfx, seq) RB_SOLVE_CONV_LIST(X, sfx, pw)
 #define RB_SOLVE_CONV_LIST(X, sfx, kind)                                                    \
   X(rb_trsm_##kind##_##sfx) X(rb_conv2d_##kind##_##sfx) X(rb_conv2d_grad_input_##kind##_##sfx) \

@@ -59,7 +59,10 @@ static int rb_valid_order(int order) {
   return order == ReproblasSequential || order == ReproblasPairwise;
 }
 static int rb_core_order(int order) {
-  return order == ReproblasPairwise ? RB_PAIRWISE : RB_SEQUENTIAL;
+  return order == ReproblasPairwise ? RB_PAIRWISE
+         : order == ReproblasExact  ? RB_EXACT
+         : order == ReproblasKahan  ? RB_KAHAN
+                                    : RB_SEQUENTIAL;
 }
 
 /* Element 0 of a BLAS vector: a negative inc starts at the far end. */
@@ -172,7 +175,9 @@ static int rb_capi_reduce(int kind, int dtype, int64_t n, const void *x, int64_t
   if (kind == RB_CAPI_DOT && y == NULL && n > 0) return -4;
   if (kind == RB_CAPI_DOT && (incy == 0 || !rb_vector_ok(n, incy, size))) return -5;
   if (result == NULL) return -4 - shift;
-  if (!rb_valid_order(order)) return -5 - shift;
+  if (!rb_valid_order(order) && order != ReproblasKahan &&
+      !(order == ReproblasExact && kind != RB_CAPI_NRM2))
+    return -5 - shift;
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
@@ -273,7 +278,7 @@ static int rb_capi_gemv(int dtype, int layout, int trans, int64_t m, int64_t n,
   if (incx == 0 || !rb_vector_ok(nx, incx, size)) return -9;
   if (y == NULL && rows > 0) return -11;
   if (incy == 0 || !rb_vector_ok(rows, incy, size)) return -12;
-  if (!rb_valid_order(order)) return -13;
+  if (!rb_valid_order(order) && order != ReproblasExact && order != ReproblasKahan) return -13;
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;
@@ -336,7 +341,7 @@ static int rb_capi_gemm(int dtype, int layout, int trans_a, int trans_b, int64_t
   if (!rb_ld_ok(layout, br, bc, ldb) || !rb_matrix_ok(layout, br * used, bc, ldb, size)) return -11;
   if (c == NULL && m > 0 && n > 0) return -13;
   if (!rb_ld_ok(layout, m, n, ldc) || !rb_matrix_ok(layout, m, n, ldc, size)) return -14;
-  if (!rb_valid_order(order)) return -15;
+  if (!rb_valid_order(order) && order != ReproblasExact && order != ReproblasKahan) return -15;
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0) return status;

@@ -18,6 +18,8 @@
 #include <fenv.h>
 #endif
 
+#include "order/exact.h"
+#include "order/kahan.h"
 #include "order/order.h"
 
 /* The library's floating-point environment (docs/contract.md, Arithmetic):
@@ -54,6 +56,9 @@ static void *rb_ref_alloc(int64_t count, size_t size) {
 #define RB_REF_FABS fabsf
 #define RB_REF_MIN_EXP (-126)
 #define RB_REF_MAX_EXP 127
+#define RB_REF_XRUN rb_xacc_run_f32
+#define RB_REF_XROUND rb_xacc_round_f32
+#define RB_REF_XKIND RB_XK_F32
 #include "reference.c" /* this file, for one element type */
 #undef RB_REF_T
 #undef RB_REF_SFX
@@ -62,6 +67,9 @@ static void *rb_ref_alloc(int64_t count, size_t size) {
 #undef RB_REF_FABS
 #undef RB_REF_MIN_EXP
 #undef RB_REF_MAX_EXP
+#undef RB_REF_XRUN
+#undef RB_REF_XROUND
+#undef RB_REF_XKIND
 
 #define RB_REF_T double
 #define RB_REF_SFX f64
@@ -70,6 +78,9 @@ static void *rb_ref_alloc(int64_t count, size_t size) {
 #define RB_REF_FABS fabs
 #define RB_REF_MIN_EXP (-1022)
 #define RB_REF_MAX_EXP 1023
+#define RB_REF_XRUN rb_xacc_run_f64
+#define RB_REF_XROUND rb_xacc_round_f64
+#define RB_REF_XKIND RB_XK_F64
 #include "reference.c" /* this file, for one element type */
 
 /* dsdot and sdsdot (docs/contract.md §3.5): float64 dot of the vectors widened to float64 (the
@@ -109,9 +120,39 @@ float rb_ref_sdsdot(int order, int64_t n, float sb, const float *x, int64_t incx
 #define NAME2_(a, b) NAME_(a, b)
 #define NAME(a) NAME2_(a, RB_REF_SFX)
 
+/* Order codes beyond §2 (docs/contract.md §5.4): 3, exact, the terms in
+ * order/exact.h's accumulator (term kind 0: plain, 2: products), rounded once. */
+static T NAME(ref_exact)(int64_t n, const T *a, const T *b) {
+  rb_xacc acc;
+  rb_xacc_init(&acc);
+  RB_REF_XRUN(&acc, b ? 2 : 0, a, b, n);
+  return RB_REF_XROUND(&acc, RB_REF_XKIND + (b ? 1 : 0), n > 0);
+}
+
+static T NAME(ref_sum_terms)(int order, int64_t n, const T *t);
+
+/* Order code 2, kahan (docs/contract.md §5.5): the chunks' pairs (kahan.h),
+ * their pairwise tree, s ⊖ c; the pairwise sum when that is not finite. */
+static T NAME(ref_kahan)(int64_t n, const T *t) {
+  if (n == 0) return (T)0;
+  NAME(rb_kpair) stack[64], acc;
+  const int64_t chunks = (n + RB_KAHAN_CHUNK - 1) / RB_KAHAN_CHUNK;
+  for (int64_t j = 0; j < chunks; ++j) {
+    const int64_t first = j * RB_KAHAN_CHUNK;
+    const int q = n - first < RB_KAHAN_CHUNK ? (int)(n - first) : RB_KAHAN_CHUNK;
+    NAME(rb_kpair) v = NAME(rb_kchunk)(t + first, q);
+    RB_COUNTER_PUSH(stack, j, v, NAME(rb_kjoin));
+  }
+  RB_COUNTER_JOIN(acc, stack, chunks, NAME(rb_kjoin));
+  const T r = NAME(rb_kresult)(acc);
+  return r - r == 0 ? r : NAME(ref_sum_terms)(1, n, t);
+}
+
 /* The sum of the plain terms t[0 .. n) in the order (docs/contract.md §2);
  * n = 0 gives +0 in both orders. */
 static T NAME(ref_sum_terms)(int order, int64_t n, const T *t) {
+  if (order == 3) return NAME(ref_exact)(n, t, NULL);
+  if (order == 2) return NAME(ref_kahan)(n, t);
   if (n == 0) return (T)0;
   if (order == 0) {
     T s = RB_CHAIN_START(T);
@@ -130,6 +171,14 @@ static T NAME(ref_sum_terms)(int order, int64_t n, const T *t) {
 /* The sum of the product terms a[k]·b[k]: sequential adds each product
  * exactly with one fma, pairwise adds rounded products. */
 static T NAME(ref_sum_products)(int order, int64_t n, const T *a, const T *b) {
+  if (order == 3) return NAME(ref_exact)(n, a, b);
+  if (order == 2) { /* the rounded products (§5.5) */
+    T *t = rb_ref_alloc(n, sizeof(T));
+    for (int64_t k = 0; k < n; ++k) t[k] = a[k] * b[k];
+    const T r = NAME(ref_kahan)(n, t);
+    free(t);
+    return r;
+  }
   if (n == 0) return (T)0;
   if (order == 0) {
     T s = RB_CHAIN_START(T);
@@ -519,6 +568,9 @@ void NAME(rb_ref_scan)(int order, int op, int term, int exclusive, int64_t n, co
   for (int64_t k = 0; k < n; ++k)
     out[k * incout] = !exclusive ? s[k] : k ? s[k - 1] : op ? (T)1 : (T)0;
   free(s);
+  rb_ref_leave(env);
+}
+
 /* ---- level 2 on symmetric, triangular, band, packed A (docs/contract.md §3.6) ----
  * kind 0 general, 1 symmetric, 2 triangular; storage 0 full (A_rc = a[r rs + c cs]),
  * 1 band (A_rc = a[(ku + r - c) rs + c cs]; symmetric/triangular: kl = k, ku = 0

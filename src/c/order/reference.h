@@ -3,7 +3,9 @@
  * threads. Test-only: the tests build it into a small shared library and
  * compare every CPU path and the emulated CUDA kernels to it bit for bit.
  *
- * Conventions: `order` is 0 (sequential) or 1 (pairwise); every operand has
+ * Conventions: `order` is 0 (sequential), 1 (pairwise), 2 (kahan, docs/contract.md §5.5;
+ * order/kahan.h) or 3 (exact, §5.4: sum, asum, dot, gemv and gemm only; order/exact.h);
+ * every operand has
  * element strides (int64, any sign), matrices a row and a column stride, 4-D
  * tensors four. Outputs are updated in place. Each entry runs in the default
  * floating-point environment (round to nearest, no FTZ/DAZ) and restores the

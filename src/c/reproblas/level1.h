@@ -14,7 +14,13 @@
 #include "context.h"
 
 enum rb_dtype { RB_F32 = 0, RB_F64 = 1 };
-enum rb_order { RB_SEQUENTIAL = 0, RB_PAIRWISE = 1 };
+enum rb_order {
+  RB_SEQUENTIAL = 0,
+  RB_PAIRWISE = 1,
+  /* docs/contract.md §5.5 and §5.4: accepted only by the routines that implement them */
+  RB_KAHAN = 2,
+  RB_EXACT = 3
+};
 
 /* Reductions: *out (a float or a double, by dtype) receives the result.
  * y is only read by rb_dot. Return 0, or -1 for a bad dtype/order/isa. */

@@ -7,6 +7,8 @@
 
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
+#include "exact_reduce.h"
+#include "kahan_kernels.h"
 #include "kernels.h"
 #include "partition.h"
 #include "thread.h"
@@ -60,10 +62,18 @@ static int rb_ok(int dtype, const rb_context *cfg) {
 
 static int rb_reduce_any(int dtype, int order, const rb_context *cfg, int term, const void *x,
                          const void *y, int64_t n, void *out) {
-  if (!rb_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || n < 0) return -1;
+  const int exact = order == RB_EXACT && term != RB_TERM_ZZ;
+  if (!rb_ok(dtype, cfg) ||
+      (order != RB_SEQUENTIAL && order != RB_PAIRWISE && order != RB_KAHAN && !exact) || n < 0)
+    return -1;
   rb_context tmp;
   const rb_context *cx = rb_context_use(cfg, &tmp);
   cr_fenv_t saved = cr_fenv_enter();
+  if (exact) {
+    rb_exact_reduce(dtype, cx, term, x, y, n, out);
+    cr_fenv_leave(saved);
+    return 0;
+  }
   if (dtype == RB_F32)
     *(float *)out = term == RB_TERM_ZZ
                         ? nrm2_f32(tables_f32[cfg->isa], order, cx, x, n)

@@ -8,6 +8,8 @@
 
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
+#include "exact_reduce.h"
+#include "kahan_kernels.h"
 #include "gemm_kernels.h"
 #include "partition.h"
 #include "thread.h"
@@ -214,11 +216,32 @@ static int gemm_run(int dtype, int order, const rb_context *cfg, int uplo, int n
                     const int64_t *c_bs, int64_t m, int64_t n, int64_t k, const void *alpha,
                     rb_operands op, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
   const int structured = op.a_sym || op.b_sym || op.a2 || op.b2 || op.c_chain;
-  if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE) || m < 0 || n < 0 ||
-      k < 0 || nd < 0 || uplo < RB_FULL || uplo > RB_UPPER || op.a_sym < 0 || op.a_sym > RB_UPPER ||
-      op.b_sym < 0 || op.b_sym > RB_UPPER || (!op.a2 != !op.b2) || (op.a2 && k % 2) ||
-      (op.c_chain && order != RB_SEQUENTIAL))
+  const int extra = order == RB_EXACT || order == RB_KAHAN; /* docs/contract.md §5.4-§5.5 */
+  if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE && !extra) || m < 0 ||
+      n < 0 || k < 0 || nd < 0 || uplo < RB_FULL || uplo > RB_UPPER || op.a_sym < 0 ||
+      op.a_sym > RB_UPPER || op.b_sym < 0 || op.b_sym > RB_UPPER || (!op.a2 != !op.b2) ||
+      (op.a2 && k % 2) || (op.c_chain && order != RB_SEQUENTIAL) ||
+      (extra && (nd != 0 || uplo != RB_FULL || structured)))
     return -1;
+  if (extra) { /* plain gemv and gemm: frame/exact.c, frame/kahan.c */
+    rb_context tmp;
+    const rb_context *cx = rb_context_use(cfg, &tmp);
+    cr_fenv_t saved = cr_fenv_enter();
+    int rc;
+    if (order == RB_EXACT)
+      rc = rb_exact_gemm(dtype, cx, m, n, k, alpha, op.a, op.a_rs, op.a_cs, op.b, op.b_rs,
+                         op.b_cs, beta, c, c_rs, c_cs);
+    else if (dtype == RB_F32)
+      rc = rb_kahan_gemm_f32(cx, m, n, k, *(const float *)alpha, op.a, op.a_rs, op.a_cs, op.b,
+                             op.b_rs, op.b_cs, *(const float *)beta,
+                             (*(const uint32_t *)beta << 1) == 0, c, c_rs, c_cs);
+    else
+      rc = rb_kahan_gemm_f64(cx, m, n, k, *(const double *)alpha, op.a, op.a_rs, op.a_cs, op.b,
+                             op.b_rs, op.b_cs, *(const double *)beta,
+                             (*(const uint64_t *)beta << 1) == 0, c, c_rs, c_cs);
+    cr_fenv_leave(saved);
+    return rb_stopped() ? RB_STOPPED : rc; /* skipped elements: no result */
+  }
   int64_t batch = 1;
   for (int d = 0; d < nd; ++d) {
     if (shape[d] < 0) return -1;
