@@ -44,6 +44,8 @@ static inline int rb_lsame(char c, char upper) { return c == upper || c == upper
                         int incx);                                                               \
   int rb_blas_##P##trsm(char side, char uplo, char transa, char diag, int m, int n, T alpha,    \
                         const T *a, int lda, T *b, int ldb);                                     \
+  int rb_blas_##P##trmm(int row, char side, char uplo, char transa, char diag, int m, int n,  \
+                        T alpha, const T *a, int lda, T *b, int ldb);                            \
   int rb_blas_##P##symm(char side, char uplo, int m, int n, T alpha, const T *a, int lda,        \
                         const T *b, int ldb, T beta, T *c, int ldc);                             \
   int rb_blas_##P##syrk(char uplo, char trans, int n, int k, T alpha, const T *a, int lda,       \
