@@ -44,6 +44,32 @@ static inline int rb_lsame(char c, char upper) { return c == upper || c == upper
                         int incx);                                                               \
   int rb_blas_##P##trsm(char side, char uplo, char transa, char diag, int m, int n, T alpha,    \
                         const T *a, int lda, T *b, int ldb);                                     \
+  int rb_blas_##P##gbmv(int row, char trans, int m, int n, int kl, int ku, T alpha,           \
+                        const T *a, int lda, const T *x, int incx, T beta, T *y, int incy);      \
+  int rb_blas_##P##symv(int row, char uplo, int n, T alpha, const T *a, int lda, const T *x,     \
+                        int incx, T beta, T *y, int incy);                                       \
+  int rb_blas_##P##sbmv(int row, char uplo, int n, int k, T alpha, const T *a, int lda,          \
+                        const T *x, int incx, T beta, T *y, int incy);                           \
+  int rb_blas_##P##spmv(int row, char uplo, int n, T alpha, const T *ap, const T *x, int incx,   \
+                        T beta, T *y, int incy);                                                 \
+  int rb_blas_##P##trmv(int row, char uplo, char trans, char diag, int n, const T *a, int lda,   \
+                        T *x, int incx);                                                         \
+  int rb_blas_##P##tbmv(int row, char uplo, char trans, char diag, int n, int k, const T *a,     \
+                        int lda, T *x, int incx);                                                \
+  int rb_blas_##P##tpmv(int row, char uplo, char trans, char diag, int n, const T *ap, T *x,     \
+                        int incx);                                                               \
+  int rb_blas_##P##tbsv(int row, char uplo, char trans, char diag, int n, int k, const T *a,     \
+                        int lda, T *x, int incx);                                                \
+  int rb_blas_##P##tpsv(int row, char uplo, char trans, char diag, int n, const T *ap, T *x,     \
+                        int incx);                                                               \
+  int rb_blas_##P##syr(int row, char uplo, int n, T alpha, const T *x, int incx, T *a, int lda); \
+  int rb_blas_##P##spr(int row, char uplo, int n, T alpha, const T *x, int incx, T *ap);         \
+  int rb_blas_##P##syr2(int row, char uplo, int n, T alpha, const T *x, int incx, const T *y,    \
+                        int incy, T *a, int lda);                                                \
+  int rb_blas_##P##spr2(int row, char uplo, int n, T alpha, const T *x, int incx, const T *y,    \
+                        int incy, T *ap);                                                        \
+  int rb_blas_##P##trmm(int row, char side, char uplo, char transa, char diag, int m, int n,  \
+                        T alpha, const T *a, int lda, T *b, int ldb);                            \
   int rb_blas_##P##symm(char side, char uplo, int m, int n, T alpha, const T *a, int lda,        \
                         const T *b, int ldb, T beta, T *c, int ldc);                             \
   int rb_blas_##P##syrk(char uplo, char trans, int n, int k, T alpha, const T *a, int lda,       \

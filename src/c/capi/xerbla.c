@@ -49,6 +49,11 @@ static int rb_cblas_row_major_position(int info, const char *rout) {
   } else if (strstr(rout, "trsm") != NULL || strstr(rout, "trmm") != NULL) {
     if (info == 7) return 6;
     if (info == 6) return 7;
+  } else if (strstr(rout, "gbmv") != NULL) { /* m, n and kl, ku exchanged */
+    if (info == 4) return 3;
+    if (info == 3) return 4;
+    if (info == 6) return 5;
+    if (info == 5) return 6;
   } else if (strstr(rout, "gemv") != NULL) {
     if (info == 4) return 3;
     if (info == 3) return 4;
