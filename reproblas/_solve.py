@@ -115,21 +115,8 @@ def trsm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     numpy.ndarray
         x: a new C-ordered array, or b when overwrite_b is true.
     """
-    lower, trans_a, unit_diagonal, overwrite_b = _flags("trsm", lower, trans_a, unit_diagonal,
-                                                        overwrite_b)
-    caller_b, caller_out = b, out
-    be = _backend.select(a, b, out)
-    right = V.side(side)
-    a, b = V.operands(be, "trsm", ("a", "b"), (a, b), (2, 2))
-    al = V.scalar(alpha, a.dtype, "trsm")
-    size = b.shape[1] if right else b.shape[0]
-    V.square(a, "trsm", size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
-    if overwrite_b:
-        V.writeable(b, "b", "trsm", True)
-    code = V.order(order, "trsm")
-    out = _out(be, out, overwrite_b, b, "trsm")
-    x = be.trsm(code, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b)
-    return caller_b if overwrite_b else V.deliver(out, caller_out, x, "trsm", be.xp)
+    return _triangular("trsm", alpha, a, b, side, lower, trans_a, unit_diagonal, order,
+                       overwrite_b, out)
 
 
 def trmm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=False, *,
@@ -159,18 +146,26 @@ def trmm(alpha, a, b, side="left", lower=False, trans_a=False, unit_diagonal=Fal
     numpy.ndarray
         The product: a new C-ordered array, or b when overwrite_b is true.
     """
-    lower, trans_a, unit_diagonal, overwrite_b = _flags("trmm", lower, trans_a, unit_diagonal,
+    return _triangular("trmm", alpha, a, b, side, lower, trans_a, unit_diagonal, order,
+                       overwrite_b, out)
+
+
+def _triangular(routine, alpha, a, b, side, lower, trans_a, unit_diagonal, order, overwrite_b,
+                out):
+    """trsm and trmm: the same arguments and checks; the backend solves or multiplies."""
+    lower, trans_a, unit_diagonal, overwrite_b = _flags(routine, lower, trans_a, unit_diagonal,
                                                         overwrite_b)
     caller_b, caller_out = b, out
     be = _backend.select(a, b, out)
     right = V.side(side)
-    a, b = V.operands(be, "trmm", ("a", "b"), (a, b), (2, 2))
-    al = V.scalar(alpha, a.dtype, "trmm")
+    a, b = V.operands(be, routine, ("a", "b"), (a, b), (2, 2))
+    al = V.scalar(alpha, a.dtype, routine)
     size = b.shape[1] if right else b.shape[0]
-    V.square(a, "trmm", size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
+    V.square(a, routine, size, f"b has shape {b.shape}, side={'right' if right else 'left'}")
     if overwrite_b:
-        V.writeable(b, "b", "trmm", True)
-    code = V.order(order, "trmm")
-    out = _out(be, out, overwrite_b, b, "trmm")
-    x = be.trsm(code, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b, multiply=True)
-    return caller_b if overwrite_b else V.deliver(out, caller_out, x, "trmm", be.xp)
+        V.writeable(b, "b", routine, True)
+    code = V.order(order, routine)
+    out = _out(be, out, overwrite_b, b, routine)
+    x = be.trsm(code, right, lower, trans_a, unit_diagonal, al, a, b, overwrite_b,
+                multiply=routine == "trmm")
+    return caller_b if overwrite_b else V.deliver(out, caller_out, x, routine, be.xp)
