@@ -7,14 +7,14 @@ machine interleaving keeps both sides under the same load. Prints GFLOP/s
 (2 n^3 or 2 n^2 flops) and the ratio reproblas GFLOP/s / OpenBLAS GFLOP/s
 (1.0 = as fast; above 1 faster). gemv multiplies a C-ordered A; gemv_t uses
 trans=True (A.T @ x) and gemv_f a Fortran-ordered A, both of which read op(A)
-down its columns. symm, syrk and syr2k (upper triangle, no transpose) are
-compared with scipy.linalg.blas's ?symm, ?syrk, ?syr2k on Fortran-ordered
-arrays (no copies on either side), with the flops of the product
-(symm, syr2k: 2 n^3; syrk: n^3). Threads: REPROBLAS_NUM_THREADS for
+down its columns. symm, syrk, syr2k and trmm (upper triangle, no transpose,
+left side) are compared with scipy.linalg.blas's ?symm, ?syrk, ?syr2k, ?trmm
+on Fortran-ordered arrays (no copies on either side), with the flops of the
+product (symm, syr2k: 2 n^3; syrk, trmm: n^3). Threads: REPROBLAS_NUM_THREADS for
 reproblas, threadpoolctl for OpenBLAS.
 
     PYTHONPATH=. python tools/bench_reproblas_gemm.py [--sizes 256 512 1024 2048]
-        [--threads 1 2] [--repeat 5] [--routines gemm gemv gemv_t gemv_f symm syrk syr2k]
+        [--threads 1 2] [--repeat 5] [--routines gemm gemv gemv_t gemv_f symm syrk syr2k trmm]
         [--orders sequential pairwise]
         [--json FILE]
 """
@@ -88,6 +88,9 @@ def _symmetric_case(routine, dtype, a, b, orders):
         return (2.0 * n ** 3, lambda: f(1.0, fa, fb, 0.0, c, overwrite_c=1),
                 {o: (lambda o=o: rb.symm(1.0, fa, fb, 0.0, c, overwrite_c=True, order=o))
                  for o in orders})
+    if routine == "trmm":  # B <- op(A) B in place: every call rewrites c, as scipy's
+        return (1.0 * n ** 3, lambda: f(1.0, fa, c, overwrite_b=1),
+                {o: (lambda o=o: rb.trmm(1.0, fa, c, overwrite_b=True, order=o)) for o in orders})
     if routine == "syrk":
         return (1.0 * n ** 3, lambda: f(1.0, fa, 0.0, c, overwrite_c=1),
                 {o: (lambda o=o: rb.syrk(1.0, fa, 0.0, c, overwrite_c=True, order=o))
@@ -102,7 +105,7 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
     add_run_options(ap, repeat=5, budget=20.0, dtypes=["float32", "float64"],
                     routines=["gemm", "gemv"], routine_choices=["gemm", "gemv", "gemv_t", "gemv_f", "symm",
-                                                     "syrk", "syr2k"])
+                                                     "syrk", "syr2k", "trmm"])
     args = ap.parse_args()
     try:
         from threadpoolctl import threadpool_info, threadpool_limits
@@ -129,7 +132,7 @@ def main():
                     flops = 2.0 * n ** 3
                     base = lambda: a @ b
                     ours = {o: (lambda o=o: rb.gemm(1.0, a, b, order=o)) for o in args.orders}
-                elif routine in ("symm", "syrk", "syr2k"):
+                elif routine in ("symm", "syrk", "syr2k", "trmm"):
                     flops, base, ours = _symmetric_case(routine, dtype, a, b, args.orders)
                 else:
                     flops = 2.0 * n * n
