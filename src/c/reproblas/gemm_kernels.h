@@ -133,5 +133,8 @@ void *rb_l3_scratch(size_t bytes);
 const void *rb_l3_table(int dtype, int isa);
 void rb_l3_blocks(const rb_context *cx, int64_t elem_size, int64_t *mc, int64_t *nc,
                   int64_t *kc);
+/* 1 and 0 of a dtype, for alpha / beta arguments (1 * S = S exactly). */
+const void *rb_l3_one(int dtype);
+const void *rb_l3_zero(int dtype);
 
 #endif /* RB_GEMM_KERNELS_H */

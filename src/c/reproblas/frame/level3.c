@@ -81,6 +81,17 @@ void rb_l3_blocks(const rb_context *cx, int64_t elem_size, int64_t *mc, int64_t 
   *mc = cx->mc, *nc = cx->nc, *kc = cx->kc ? cx->kc : 1024 / elem_size;
 }
 
+const void *rb_l3_one(int dtype) {
+  static const float one32 = 1;
+  static const double one64 = 1;
+  return dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
+}
+const void *rb_l3_zero(int dtype) {
+  static const float zero32 = 0;
+  static const double zero64 = 0;
+  return dtype == RB_F32 ? (const void *)&zero32 : (const void *)&zero64;
+}
+
 /* The split units (rows or columns of C, tile multiples) of every batch
  * entry, numbered entry by entry: a part owns units [u0, u1), i.e. whole
  * rectangles of C in one or more entries, each computed start to finish by
@@ -248,12 +259,8 @@ static int gemm_run(int dtype, int order, const rb_context *cfg, int uplo, int n
     batch *= shape[d];
   }
   if (m == 0 || n == 0 || batch == 0 || (op.c_chain && k == 0)) return 0;
-  if (op.c_chain) { /* C = 1 * S = S exactly */
-    static const float one32 = 1, zero32 = 0;
-    static const double one64 = 1, zero64 = 0;
-    alpha = dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
-    beta = dtype == RB_F32 ? (const void *)&zero32 : (const void *)&zero64;
-  }
+  if (op.c_chain) /* C = 1 * S = S exactly */
+    alpha = rb_l3_one(dtype), beta = rb_l3_zero(dtype);
   if (m == 1 && n > 1 && !structured) {
     /* A row times a matrix: compute C^T = op(B)^T op(A)^T, one column, with
      * the gemv tiles. Each element has the same terms in the same order

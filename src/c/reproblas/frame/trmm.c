@@ -95,48 +95,38 @@ RB_TRMM_TYPED(double, f64)
 
 #define TRMM_CALL(t, f, ...) ((t)->dtype == RB_F32 ? f##_f32(__VA_ARGS__) : f##_f64(__VA_ARGS__))
 
-/* dst (rows x n, row-major) = the gemm of M[i0.., k0..k0+kb) and B[k0.., :]
- * in the job's order; c_chain: continue the chains dst holds (sequential). */
+/* dst (rows x n, strides s_rs, s_cs) = the gemm of M[i0.., k0..k0+kb) and
+ * B[k0.., :] in the job's order; c_chain: continue the chains dst holds. */
 static int trmm_gemm(const trmm_job *t, int64_t i0, int64_t rows, int64_t k0, int64_t kb,
                      void *dst, int c_chain) {
-  static const float one32 = 1, zero32 = 0;
-  static const double one64 = 1, zero64 = 0;
-  const void *one = t->dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
-  const void *zero = t->dtype == RB_F32 ? (const void *)&zero32 : (const void *)&zero64;
   const rb_operands op = {.a = t->a + (i0 * t->a_rs + k0 * t->a_cs) * t->size,
                           .a_rs = t->a_rs, .a_cs = t->a_cs,
                           .b = t->b + k0 * t->b_rs * t->size, .b_rs = t->b_rs, .b_cs = t->b_cs,
                           .c_chain = c_chain};
-  return rb_gemm_ex(t->dtype, t->order, t->cx, RB_FULL, rows, t->n, kb, one, &op, zero, dst,
-                    t->s_rs, t->s_cs);
+  return rb_gemm_ex(t->dtype, t->order, t->cx, RB_FULL, rows, t->n, kb, rb_l3_one(t->dtype), &op,
+                    rb_l3_zero(t->dtype), dst, t->s_rs, t->s_cs);
 }
 
 /* dst row (1 x n) = the pairwise / sequential sum of M[i, k0..k0+kb) B[k0.., :]
  * (x: the gathered row of M). */
 static int trmm_row(const trmm_job *t, int64_t i, int64_t k0, int64_t kb, void *dst) {
-  static const float one32 = 1, zero32 = 0;
-  static const double one64 = 1, zero64 = 0;
-  const void *one = t->dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
-  const void *zero = t->dtype == RB_F32 ? (const void *)&zero32 : (const void *)&zero64;
   TRMM_CALL(t, gather_m, t, i, k0, 0, 1, kb);
-  return rb_gemm(t->dtype, t->order, t->cx, RB_FULL, 1, t->n, kb, one, t->x, 0, 1,
-                 t->b + k0 * t->b_rs * t->size, t->b_rs, t->b_cs, zero, dst, t->n, 1);
+  return rb_gemm(t->dtype, t->order, t->cx, RB_FULL, 1, t->n, kb, rb_l3_one(t->dtype), t->x, 0, 1,
+                 t->b + k0 * t->b_rs * t->size, t->b_rs, t->b_cs, rb_l3_zero(t->dtype), dst, t->n,
+                 1);
 }
 
-/* Rank-1 updates continuing the chains of dst (rows i0..i1, row-major): for k
+/* Rank-1 updates continuing the chains of dst (rows i0..i1, strides s_rs, s_cs): for k
  * in [k0, k1), the rows i of the triangle get fma(M_ik, B_kj, .). */
 static int trmm_band(const trmm_job *t, int64_t i0, int64_t i1, int64_t k0, int64_t k1,
                      char *dst) {
-  static const float one32 = 1;
-  static const double one64 = 1;
-  const void *one = t->dtype == RB_F32 ? (const void *)&one32 : (const void *)&one64;
   const char *rows = t->dtype == RB_F32 ? (const char *)rows_b_f32(t, k0, k1)
                                          : (const char *)rows_b_f64(t, k0, k1);
   for (int64_t k = k0; k < k1; ++k) {
     const int64_t lo = t->lower ? (k > i0 ? k : i0) : i0, hi = t->lower ? i1 : k + 1;
     if (lo >= hi) continue;
     TRMM_CALL(t, gather_m, t, lo, k, 1, 0, hi - lo);
-    const int rc = rb_ger(t->dtype, t->cx, hi - lo, t->n, one, t->x,
+    const int rc = rb_ger(t->dtype, t->cx, hi - lo, t->n, rb_l3_one(t->dtype), t->x,
                           rows + (k - k0) * t->n * t->size, dst + (lo - i0) * t->s_rs * t->size,
                           t->s_rs, t->s_cs);
     if (rc != 0) return rc;
@@ -170,7 +160,7 @@ static int trmm_lower_block(trmm_job *t, int64_t r0, int64_t i0, int64_t i1) {
   return rc;
 }
 
-/* Sequential: the chains of rows [i0, i1) (dst, row-major, started) continued
+/* Sequential: the chains of rows [i0, i1) (dst, started) continued
  * over their terms with k in [i0, i1), recursively: a half's triangle, the
  * rectangle the other half needs (one gemm continuing the chains), the other
  * half's triangle, k ascending for every row; leaves by rank-1 updates. Each
