@@ -1,5 +1,10 @@
 """Shared pieces of the CUDA tests: the emulated device (host build of the
-.cu kernels driven by the real host code), nvcc discovery, CuPy/GPU probes."""
+.cu kernels driven by the real host code), nvcc discovery, CuPy/GPU probes.
+
+With CUDA_EMU_ON_GPU=1 (tools/device_session.sh, stage gpu-emu) the emulated device
+runs the real kernels on a GPU instead, over the same host arrays (GpuMirrorModule):
+every emulation test then checks the GPU's bits."""
+import ctypes
 import os
 import shutil
 import subprocess
@@ -21,6 +26,10 @@ class EmuDevice:
     max_blocks = 8  # blocks run in turn on 2 cores: grid-stride loops do the rest
 
     def __init__(self):
+        if os.environ.get("CUDA_EMU_ON_GPU") == "1":
+            from repro_runtime import cuda
+            self._module, self.max_blocks = GpuMirrorModule(gpu_or_skip()), cuda.MAX_BLOCKS
+            return
         try:
             self._module = cuda_emu.load()
         except subprocess.CalledProcessError as e:
@@ -89,3 +98,49 @@ class EmuArray(np.ndarray):
 
 def emu_array(x):
     return np.asarray(x).view(EmuArray)
+
+
+def _merged_spans(arrays):
+    """The byte intervals the arrays' elements occupy, overlapping ones merged (an
+    in-place call's operands must share one device copy)."""
+    bounds = sorted(np.lib.array_utils.byte_bounds(a) for a in arrays if a.size)
+    spans = []
+    for lo, hi in bounds:
+        if spans and lo < spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], hi)
+        else:
+            spans.append([lo, hi])
+    return spans
+
+
+class GpuMirrorModule:
+    """Real kernels over host arrays: each launch copies the memory its array arguments
+    span to the GPU, runs the kernel there and copies it back, so a host array behaves
+    as in the emulation (the kernel reads and writes it)."""
+
+    def __init__(self, device):
+        self._device = device
+
+    def get_function(self, name):
+        kernel = self._device.function(name)
+        cp = self._device.xp
+
+        def launch(grid, block, args):
+            arrays = [a for a in args if isinstance(a, np.ndarray)]
+            copies = []
+            for lo, hi in _merged_spans(arrays):
+                host = np.ctypeslib.as_array((ctypes.c_uint8 * (hi - lo)).from_address(lo))
+                copies.append((lo, hi, host, cp.asarray(host)))
+
+            def on_device(a):
+                if not isinstance(a, np.ndarray):
+                    return a  # a NumPy scalar: by value, as in the emulation
+                if not a.size:
+                    return cp.empty(1, np.uint8)
+                p = a.ctypes.data
+                lo, _, _, dev = next(c for c in copies if c[0] <= p < c[1])
+                return dev[p - lo:]
+            kernel(tuple(grid), tuple(block), tuple(on_device(a) for a in args))
+            for _, _, host, dev in copies:
+                host[...] = dev.get()
+        return launch

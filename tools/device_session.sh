@@ -3,12 +3,14 @@
 # session that is lent a GPU machine: one stage per argument, each with its own
 # time limit so one hang cannot eat the lease; logs and JSON go to $OUT.
 #
-#   bash tools/device_session.sh setup gpu-tests bench      # first call
+#   bash tools/device_session.sh setup gpu-emu gpu-tests bench   # first call
 #   bash tools/device_session.sh setup gpu-exhaustive cpu   # second call
 #
 # setup          extra wheels from .whl/ (gmpy2, highspy), then an in-place build
 # gpu-tests      the tests marked cuda (every routine against the CPU), without the
 #                exhaustive runs
+# gpu-emu        the host-emulation tests of every CUDA kernel, run on the real device
+#                (CUDA_EMU_ON_GPU=1, tests/cuda_support.py); failures listed in gpu_emu.xml
 # tune           tools/tune_cuda_gemm.py: tile shapes of the sequential gemm
 # bench          tools/bench_cuda.py at n = 4096 (ratios against CuPy / cuBLAS, no TF32)
 # profile        Nsight Compute on one n = 4096 float32 sequential gemm (where ncu works)
@@ -46,6 +48,10 @@ for what in "$@"; do
     gpu-tests)
       stage gpu_tests 240 $PY -m pytest -q -p no:cacheprovider -m cuda \
         tests/test_cuda_gpu.py tests/test_cuda_emu_conv.py -k "not all_inputs" ;;
+    gpu-emu)
+      stage gpu_emu 300 env CUDA_EMU_ON_GPU=1 $PY -m pytest -q -p no:cacheprovider -n 8 \
+        --timeout 150 -rfE --junitxml "$OUT/gpu_emu.xml" tests/test_cuda_emu_*.py \
+        tests/test_reproblas_{exact,kahan,level1_blas,symm_syr2k,syrk,trmm,scan_cuda}.py ;;
     bench)
       stage bench_cuda 240 $PY tools/bench_cuda.py --n 4096 --reps 3 \
         --json "$OUT/bench_cuda.json" ;;
