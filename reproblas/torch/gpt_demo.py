@@ -193,6 +193,31 @@ def generate(model, prompts, steps, use_cache):
     return torch.cat(out, 1), torch.stack(logits_steps, 1)
 
 
+def bench_steps(ops, optimizer_cls, batch=8, ctx=32):
+    """{"train": one AdamW step, "infer": one forward under no_grad} of a fresh model on
+    fixed data (tools/bench_torch_models.py, asv_bench)."""
+    model = TinyGPT(ops, len(VOCAB))
+    opt = optimizer_cls(model.parameters(), lr=3e-3, weight_decay=0.01)
+    data = torch.tensor(encode(TEXT))
+    starts = range(0, batch * 37, 37)
+    x = torch.stack([data[s:s + ctx] for s in starts])
+    y = torch.stack([data[s + 1:s + ctx + 1] for s in starts])
+    positions = torch.arange(ctx).expand(batch, ctx)
+    mask = causal(torch.ones(batch, ctx, dtype=torch.bool), ctx)
+
+    def train_step():
+        loss = ops.cross_entropy(model(x, positions, mask).reshape(-1, len(VOCAB)),
+                                 y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    @torch.no_grad()
+    def infer():
+        model(x, positions, mask)
+    return {"train": train_step, "infer": infer}
+
+
 def digest(*tensors):
     h = hashlib.sha256()
     for t in tensors:
