@@ -51,39 +51,54 @@ def _packed(ap, n, routine):
                          f"{n}x{n} triangle needs n*(n+1)/2 = {need}")
 
 
-def _exclusive(out, overwrite, name, routine):
-    if out is not None and overwrite:
-        raise ValueError(f"reproblas.{routine}: {name}=True and out= both name the "
-                         f"destination; pass one of them")
+class _Call:
+    """The prologue every routine shares: its flags checked, the destination chosen once
+    (``overwrite_<name>`` or ``out=``, not both), the backend picked from the operands and
+    the operands checked (in the order given)."""
+
+    def __init__(self, routine, operands, ndims, out, overwrite, optional=(), **flags):
+        self.routine = routine
+        self.flags = [V.flag(v, name, routine) for name, v in flags.items()]
+        name, value = overwrite
+        self.overwrite = V.flag(value, f"overwrite_{name}", routine)
+        if out is not None and self.overwrite:
+            raise ValueError(f"reproblas.{routine}: overwrite_{name}=True and out= both name "
+                             f"the destination; pass one of them")
+        self.dest, self.caller, self.caller_out = name, operands[name], out
+        self.be = _backend.select(*operands.values(), out)
+        self.out = V.out_operand(self.be, out, routine)
+        self.arrays = V.operands(self.be, routine, tuple(operands), tuple(operands.values()),
+                                 ndims, optional=optional)
+
+    def deliver(self, work, dest):
+        """work into the overwritten operand (returned as the caller passed it), or out=,
+        or work itself."""
+        if self.overwrite and dest is not None:
+            dest[...] = work
+            return self.caller
+        return V.deliver(self.out, self.caller_out, work, self.routine, self.be.xp)
 
 
-def _product(routine, be, desc, a, x, al, bt, y, rows, overwrite_y, order, out, caller_y,
-             caller_out):
+def _product(c, desc, a, x, al, bt, y, rows, order):
     """y <- alpha op(M) x [+ beta y] for the checked operands (desc: rb_l2_matrix's
     kind, storage, lower, trans, unit, m, n, kl, ku)."""
-    code = V.order(order, routine)
+    code = V.order(order, c.routine)
     reads_y = V.reads_old(bt)
     if y is None:
         if reads_y:
-            raise ValueError(f"reproblas.{routine}: beta != 0 needs y")
+            raise ValueError(f"reproblas.{c.routine}: beta != 0 needs y")
     else:
         if y.shape != (rows,):
-            raise ValueError(f"reproblas.{routine}: y has shape {y.shape}, expected {(rows,)}")
-        if overwrite_y:
-            V.writeable(y, "y", routine, True)
-    if out is not None:
-        V.output(out, (rows,), a.dtype, routine, be.xp)
-    xp = be.xp
+            raise ValueError(f"reproblas.{c.routine}: y has shape {y.shape}, expected "
+                             f"{(rows,)}")
+        if c.overwrite:
+            V.writeable(y, "y", c.routine, True)
+    if c.out is not None:
+        V.output(c.out, (rows,), a.dtype, c.routine, c.be.xp)
+    xp = c.be.xp
     work = xp.array(y, order="C") if y is not None and reads_y else xp.empty(rows, a.dtype)
-    be.level2(MV, code, desc, a, al, xp.ascontiguousarray(x), bt, work)
-    if y is not None and overwrite_y:
-        y[...] = work
-        return caller_y
-    return V.deliver(out, caller_out, work, routine, xp)
-
-
-def _flags(routine, **flags):
-    return [V.flag(v, name, routine) for name, v in flags.items()]
+    c.be.level2(MV, code, desc, a, al, xp.ascontiguousarray(x), bt, work)
+    return c.deliver(work, y)
 
 
 def symv(alpha, a, x, beta=0.0, y=None, lower=False, overwrite_y=False, order="sequential", *,
@@ -119,18 +134,14 @@ def symv(alpha, a, x, beta=0.0, y=None, lower=False, overwrite_y=False, order="s
     numpy.ndarray
         The result: a new array, y (overwrite_y) or out.
     """
-    lower, overwrite_y = _flags("symv", lower=lower, overwrite_y=overwrite_y)
-    _exclusive(out, overwrite_y, "overwrite_y", "symv")
-    caller_y, caller_out = y, out
-    be = _backend.select(a, x, y, out)
-    out = V.out_operand(be, out, "symv")
-    a, x, y = V.operands(be, "symv", ("a", "x", "y"), (a, x, y), (2, 1, 1), optional=("y",))
+    c = _Call("symv", dict(a=a, x=x, y=y), (2, 1, 1), out, ("y", overwrite_y),
+              optional=("y",), lower=lower)
+    (lower,), (a, x, y) = c.flags, c.arrays
     n = x.shape[0]
     V.square(a, "symv", n, f"x has {n} elements")
     al, bt = V.scalar(alpha, a.dtype, "symv"), V.scalar(beta, a.dtype, "symv", "beta")
-    desc = (SYMMETRIC, FULL, lower, False, False, n, n, 0, 0)
-    return _product("symv", be, desc, a, x, al, bt, y, n, overwrite_y, order, out, caller_y,
-                    caller_out)
+    return _product(c, (SYMMETRIC, FULL, lower, False, False, n, n, 0, 0), a, x, al, bt, y, n,
+                    order)
 
 
 def spmv(n, alpha, ap, x, beta=0.0, y=None, lower=False, overwrite_y=False, order="sequential",
@@ -149,18 +160,14 @@ def spmv(n, alpha, ap, x, beta=0.0, y=None, lower=False, overwrite_y=False, orde
         1-D array of at least ``n*(n+1)/2`` elements (the rest is not read).
     """
     n = _size(n, "n", "spmv")
-    lower, overwrite_y = _flags("spmv", lower=lower, overwrite_y=overwrite_y)
-    _exclusive(out, overwrite_y, "overwrite_y", "spmv")
-    caller_y, caller_out = y, out
-    be = _backend.select(ap, x, y, out)
-    out = V.out_operand(be, out, "spmv")
-    ap, x, y = V.operands(be, "spmv", ("ap", "x", "y"), (ap, x, y), (1, 1, 1), optional=("y",))
+    c = _Call("spmv", dict(ap=ap, x=x, y=y), (1, 1, 1), out, ("y", overwrite_y),
+              optional=("y",), lower=lower)
+    (lower,), (ap, x, y) = c.flags, c.arrays
     _packed(ap, n, "spmv")
     _length(x, n, "x", "spmv", f"n = {n}")
     al, bt = V.scalar(alpha, ap.dtype, "spmv"), V.scalar(beta, ap.dtype, "spmv", "beta")
-    desc = (SYMMETRIC, PACKED, lower, False, False, n, n, 0, 0)
-    return _product("spmv", be, desc, ap, x, al, bt, y, n, overwrite_y, order, out, caller_y,
-                    caller_out)
+    return _product(c, (SYMMETRIC, PACKED, lower, False, False, n, n, 0, 0), ap, x, al, bt, y,
+                    n, order)
 
 
 def sbmv(k, alpha, a, x, beta=0.0, y=None, lower=False, overwrite_y=False, order="sequential",
@@ -180,18 +187,14 @@ def sbmv(k, alpha, a, x, beta=0.0, y=None, lower=False, overwrite_y=False, order
         2-D band array, at least k+1 rows, n columns.
     """
     k = _size(k, "k", "sbmv")
-    lower, overwrite_y = _flags("sbmv", lower=lower, overwrite_y=overwrite_y)
-    _exclusive(out, overwrite_y, "overwrite_y", "sbmv")
-    caller_y, caller_out = y, out
-    be = _backend.select(a, x, y, out)
-    out = V.out_operand(be, out, "sbmv")
-    a, x, y = V.operands(be, "sbmv", ("a", "x", "y"), (a, x, y), (2, 1, 1), optional=("y",))
+    c = _Call("sbmv", dict(a=a, x=x, y=y), (2, 1, 1), out, ("y", overwrite_y),
+              optional=("y",), lower=lower)
+    (lower,), (a, x, y) = c.flags, c.arrays
     n = x.shape[0]
     _band(a, k + 1, n, "sbmv", f"k = {k}, x has {n} elements")
     al, bt = V.scalar(alpha, a.dtype, "sbmv"), V.scalar(beta, a.dtype, "sbmv", "beta")
     desc = (SYMMETRIC, BAND, lower, False, False, n, n, k if lower else 0, 0 if lower else k)
-    return _product("sbmv", be, desc, a, x, al, bt, y, n, overwrite_y, order, out, caller_y,
-                    caller_out)
+    return _product(c, desc, a, x, al, bt, y, n, order)
 
 
 def gbmv(m, n, kl, ku, alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False,
@@ -219,47 +222,40 @@ def gbmv(m, n, kl, ku, alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=F
     """
     m, n = _size(m, "m", "gbmv"), _size(n, "n", "gbmv")
     kl, ku = _size(kl, "kl", "gbmv"), _size(ku, "ku", "gbmv")
-    trans, overwrite_y = _flags("gbmv", trans=trans, overwrite_y=overwrite_y)
-    _exclusive(out, overwrite_y, "overwrite_y", "gbmv")
-    caller_y, caller_out = y, out
-    be = _backend.select(a, x, y, out)
-    out = V.out_operand(be, out, "gbmv")
-    a, x, y = V.operands(be, "gbmv", ("a", "x", "y"), (a, x, y), (2, 1, 1), optional=("y",))
+    c = _Call("gbmv", dict(a=a, x=x, y=y), (2, 1, 1), out, ("y", overwrite_y),
+              optional=("y",), trans=trans)
+    (trans,), (a, x, y) = c.flags, c.arrays
     _band(a, kl + ku + 1, n, "gbmv", f"kl = {kl}, ku = {ku}, n = {n}")
     rows, cols = (n, m) if trans else (m, n)
     _length(x, cols, "x", "gbmv", "op(A)'s columns: check trans")
     al, bt = V.scalar(alpha, a.dtype, "gbmv"), V.scalar(beta, a.dtype, "gbmv", "beta")
-    desc = (GENERAL, BAND, False, trans, False, m, n, kl, ku)
-    return _product("gbmv", be, desc, a, x, al, bt, y, rows, overwrite_y, order, out, caller_y,
-                    caller_out)
+    return _product(c, (GENERAL, BAND, False, trans, False, m, n, kl, ku), a, x, al, bt, y, rows,
+                    order)
 
 
-def _triangular(routine, op, be, desc, a, x, overwrite_x, order, out, caller_x, caller_out):
+def _triangular(routine, operands, ndims, out, lower, trans, unit_diagonal, overwrite_x):
+    """The prologue of trmv/tpmv/tbmv/tbsv/tpsv (flags, destination, operands)."""
+    c = _Call(routine, operands, ndims, out, ("x", overwrite_x), lower=lower, trans=trans,
+              unit_diagonal=unit_diagonal)
+    return c, c.flags, c.arrays
+
+
+def _tri_run(c, op, desc, a, x, order):
     """trmv/tpmv/tbmv (op MV) and tbsv/tpsv (op SV) on checked operands."""
-    code = V.order(order, routine)
-    if overwrite_x:
-        V.writeable(x, "x", routine, True)
-    if out is not None:
-        V.output(out, x.shape, x.dtype, routine, be.xp)
-    xp = be.xp
+    code = V.order(order, c.routine)
+    if c.overwrite:
+        V.writeable(x, "x", c.routine, True)
+    if c.out is not None:
+        V.output(c.out, x.shape, x.dtype, c.routine, c.be.xp)
+    xp = c.be.xp
     if op == MV:
         work = xp.empty(x.shape[0], x.dtype)
         one = np.ones(1, x.dtype)
-        be.level2(MV, code, desc, a, one, xp.ascontiguousarray(x), np.zeros(1, x.dtype), work)
+        c.be.level2(MV, code, desc, a, one, xp.ascontiguousarray(x), np.zeros(1, x.dtype), work)
     else:
         work = xp.array(x, order="C")
-        be.level2(SV, code, desc, a, None, work, None, None)
-    if overwrite_x:
-        x[...] = work
-        return caller_x
-    return V.deliver(out, caller_out, work, routine, xp)
-
-
-def _tri_args(routine, lower, trans, unit_diagonal, overwrite_x, out):
-    flags = _flags(routine, lower=lower, trans=trans, unit_diagonal=unit_diagonal,
-                   overwrite_x=overwrite_x)
-    _exclusive(out, flags[3], "overwrite_x", routine)
-    return flags
+        c.be.level2(SV, code, desc, a, None, work, None, None)
+    return c.deliver(work, x)
 
 
 def trmv(a, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=False,
@@ -295,16 +291,12 @@ def trmv(a, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=False,
     numpy.ndarray
         The product: a new array, x (overwrite_x) or out.
     """
-    lower, trans, unit, overwrite_x = _tri_args("trmv", lower, trans, unit_diagonal,
-                                                overwrite_x, out)
-    caller_x, caller_out = x, out
-    be = _backend.select(a, x, out)
-    out = V.out_operand(be, out, "trmv")
-    a, x = V.operands(be, "trmv", ("a", "x"), (a, x), (2, 1))
+    c, (lower, trans, unit), (a, x) = _triangular(
+        "trmv", dict(a=a, x=x), (2, 1), out, lower, trans, unit_diagonal, overwrite_x)
     n = x.shape[0]
     V.square(a, "trmv", n, f"x has {n} elements")
     desc = (TRIANGULAR, FULL, lower, trans, unit, n, n, 0, 0)
-    return _triangular("trmv", MV, be, desc, a, x, overwrite_x, order, out, caller_x, caller_out)
+    return _tri_run(c, MV, desc, a, x, order)
 
 
 def tpmv(n, ap, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=False,
@@ -312,17 +304,12 @@ def tpmv(n, ap, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=Fa
     """:func:`trmv` with the triangle in packed storage (as :func:`spmv`): the same
     terms and bits as trmv of the same matrix."""
     n = _size(n, "n", "tpmv")
-    lower, trans, unit, overwrite_x = _tri_args("tpmv", lower, trans, unit_diagonal,
-                                                overwrite_x, out)
-    caller_x, caller_out = x, out
-    be = _backend.select(ap, x, out)
-    out = V.out_operand(be, out, "tpmv")
-    ap, x = V.operands(be, "tpmv", ("ap", "x"), (ap, x), (1, 1))
+    c, (lower, trans, unit), (ap, x) = _triangular(
+        "tpmv", dict(ap=ap, x=x), (1, 1), out, lower, trans, unit_diagonal, overwrite_x)
     _packed(ap, n, "tpmv")
     _length(x, n, "x", "tpmv", f"n = {n}")
     desc = (TRIANGULAR, PACKED, lower, trans, unit, n, n, 0, 0)
-    return _triangular("tpmv", MV, be, desc, ap, x, overwrite_x, order, out, caller_x,
-                       caller_out)
+    return _tri_run(c, MV, desc, ap, x, order)
 
 
 def tbmv(k, a, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=False,
@@ -330,16 +317,12 @@ def tbmv(k, a, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=Fal
     """:func:`trmv` of a triangular band matrix with `k` off-diagonals (band storage as
     :func:`sbmv`); the positions outside the band are absent terms."""
     k = _size(k, "k", "tbmv")
-    lower, trans, unit, overwrite_x = _tri_args("tbmv", lower, trans, unit_diagonal,
-                                                overwrite_x, out)
-    caller_x, caller_out = x, out
-    be = _backend.select(a, x, out)
-    out = V.out_operand(be, out, "tbmv")
-    a, x = V.operands(be, "tbmv", ("a", "x"), (a, x), (2, 1))
+    c, (lower, trans, unit), (a, x) = _triangular(
+        "tbmv", dict(a=a, x=x), (2, 1), out, lower, trans, unit_diagonal, overwrite_x)
     n = x.shape[0]
     _band(a, k + 1, n, "tbmv", f"k = {k}, x has {n} elements")
     desc = (TRIANGULAR, BAND, lower, trans, unit, n, n, k if lower else 0, 0 if lower else k)
-    return _triangular("tbmv", MV, be, desc, a, x, overwrite_x, order, out, caller_x, caller_out)
+    return _tri_run(c, MV, desc, a, x, order)
 
 
 def tbsv(k, a, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=False,
@@ -348,16 +331,12 @@ def tbsv(k, a, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=Fal
     :func:`reproblas.trsv` recurrence over the present terms only (docs/contract.md
     §3.6). Returns z (new, x with overwrite_x, or out)."""
     k = _size(k, "k", "tbsv")
-    lower, trans, unit, overwrite_x = _tri_args("tbsv", lower, trans, unit_diagonal,
-                                                overwrite_x, out)
-    caller_x, caller_out = x, out
-    be = _backend.select(a, x, out)
-    out = V.out_operand(be, out, "tbsv")
-    a, x = V.operands(be, "tbsv", ("a", "x"), (a, x), (2, 1))
+    c, (lower, trans, unit), (a, x) = _triangular(
+        "tbsv", dict(a=a, x=x), (2, 1), out, lower, trans, unit_diagonal, overwrite_x)
     n = x.shape[0]
     _band(a, k + 1, n, "tbsv", f"k = {k}, x has {n} elements")
     desc = (TRIANGULAR, BAND, lower, trans, unit, n, n, k if lower else 0, 0 if lower else k)
-    return _triangular("tbsv", SV, be, desc, a, x, overwrite_x, order, out, caller_x, caller_out)
+    return _tri_run(c, SV, desc, a, x, order)
 
 
 def tpsv(n, ap, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=False,
@@ -365,33 +344,25 @@ def tpsv(n, ap, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=Fa
     """Solve ``op(A) @ z = x`` for a packed triangular A (storage as :func:`tpmv`): the
     bits of :func:`reproblas.trsv` on the unpacked matrix."""
     n = _size(n, "n", "tpsv")
-    lower, trans, unit, overwrite_x = _tri_args("tpsv", lower, trans, unit_diagonal,
-                                                overwrite_x, out)
-    caller_x, caller_out = x, out
-    be = _backend.select(ap, x, out)
-    out = V.out_operand(be, out, "tpsv")
-    ap, x = V.operands(be, "tpsv", ("ap", "x"), (ap, x), (1, 1))
+    c, (lower, trans, unit), (ap, x) = _triangular(
+        "tpsv", dict(ap=ap, x=x), (1, 1), out, lower, trans, unit_diagonal, overwrite_x)
     _packed(ap, n, "tpsv")
     _length(x, n, "x", "tpsv", f"n = {n}")
     desc = (TRIANGULAR, PACKED, lower, trans, unit, n, n, 0, 0)
-    return _triangular("tpsv", SV, be, desc, ap, x, overwrite_x, order, out, caller_x,
-                       caller_out)
+    return _tri_run(c, SV, desc, ap, x, order)
 
 
-def _rank(routine, be, desc, a, al, x, y, overwrite, name, out, caller_a, caller_out, shape):
+def _rank(c, desc, a, al, x, y, shape):
     """syr/spr/syr2/spr2 on checked operands; a None: zeros of `shape`."""
-    xp = be.xp
-    if a is not None and overwrite:
-        V.writeable(a, name, routine, True)
-    if out is not None:
-        V.output(out, shape, x.dtype, routine, xp)
+    xp = c.be.xp
+    if a is not None and c.overwrite:
+        V.writeable(a, c.dest, c.routine, True)
+    if c.out is not None:
+        V.output(c.out, shape, x.dtype, c.routine, xp)
     work = xp.zeros(shape, x.dtype) if a is None else xp.array(a, order="C")
-    be.level2(RANK, 0, desc, work, al, xp.ascontiguousarray(x), None,
-              None if y is None else xp.ascontiguousarray(y))
-    if a is not None and overwrite:
-        a[...] = work
-        return caller_a
-    return V.deliver(out, caller_out, work, routine, xp)
+    c.be.level2(RANK, 0, desc, work, al, xp.ascontiguousarray(x), None,
+                None if y is None else xp.ascontiguousarray(y))
+    return c.deliver(work, a)
 
 
 def syr(alpha, x, lower=False, a=None, overwrite_a=False, *, out=None):
@@ -400,39 +371,31 @@ def syr(alpha, x, lower=False, a=None, overwrite_a=False, *, out=None):
     other triangle is neither read nor written (zeros when a is None, as scipy).
     No sum, so no order. Bits: the triangle of :func:`reproblas.ger` ``(alpha, x, x, a)``.
     """
-    lower, overwrite_a = _flags("syr", lower=lower, overwrite_a=overwrite_a)
-    _exclusive(out, overwrite_a, "overwrite_a", "syr")
-    caller_a, caller_out = a, out
-    be = _backend.select(x, a, out)
-    out = V.out_operand(be, out, "syr")
-    x, a = V.operands(be, "syr", ("x", "a"), (x, a), (1, 2), optional=("a",))
+    c = _Call("syr", dict(x=x, a=a), (1, 2), out, ("a", overwrite_a), optional=("a",),
+              lower=lower)
+    (lower,), (x, a) = c.flags, c.arrays
     n = x.shape[0]
     if a is not None:
         V.square(a, "syr", n, f"x has {n} elements")
     al = V.scalar(alpha, x.dtype, "syr")
     desc = (SYMMETRIC, FULL, lower, False, False, n, n, 0, 0)
-    return _rank("syr", be, desc, a, al, x, None, overwrite_a, "a", out, caller_a, caller_out,
-                 (n, n))
+    return _rank(c, desc, a, al, x, None, (n, n))
 
 
 def syr2(alpha, x, y, lower=False, a=None, overwrite_a=False, *, out=None):
     """Symmetric rank-2 update of a's stored triangle:
     ``a[i, j] = fma(y[i], alpha*x[j], fma(x[i], alpha*y[j], a[i, j]))`` there (the
     reference BLAS's order); the other triangle is neither read nor written."""
-    lower, overwrite_a = _flags("syr2", lower=lower, overwrite_a=overwrite_a)
-    _exclusive(out, overwrite_a, "overwrite_a", "syr2")
-    caller_a, caller_out = a, out
-    be = _backend.select(x, y, a, out)
-    out = V.out_operand(be, out, "syr2")
-    x, y, a = V.operands(be, "syr2", ("x", "y", "a"), (x, y, a), (1, 1, 2), optional=("a",))
+    c = _Call("syr2", dict(x=x, y=y, a=a), (1, 1, 2), out, ("a", overwrite_a), optional=("a",),
+              lower=lower)
+    (lower,), (x, y, a) = c.flags, c.arrays
     n = x.shape[0]
     V.same_length("syr2", x, y)
     if a is not None:
         V.square(a, "syr2", n, f"x has {n} elements")
     al = V.scalar(alpha, x.dtype, "syr2")
     desc = (SYMMETRIC, FULL, lower, False, False, n, n, 0, 0)
-    return _rank("syr2", be, desc, a, al, x, y, overwrite_a, "a", out, caller_a, caller_out,
-                 (n, n))
+    return _rank(c, desc, a, al, x, y, (n, n))
 
 
 def spr(n, alpha, x, ap, lower=False, overwrite_ap=False, *, out=None):
@@ -440,33 +403,24 @@ def spr(n, alpha, x, ap, lower=False, overwrite_ap=False, *, out=None):
     ap (new, ap itself with overwrite_ap, or out). Elements of ap past n*(n+1)/2 are
     copied unchanged."""
     n = _size(n, "n", "spr")
-    lower, overwrite_ap = _flags("spr", lower=lower, overwrite_ap=overwrite_ap)
-    _exclusive(out, overwrite_ap, "overwrite_ap", "spr")
-    caller_a, caller_out = ap, out
-    be = _backend.select(x, ap, out)
-    out = V.out_operand(be, out, "spr")
-    x, ap = V.operands(be, "spr", ("x", "ap"), (x, ap), (1, 1))
+    c = _Call("spr", dict(x=x, ap=ap), (1, 1), out, ("ap", overwrite_ap), lower=lower)
+    (lower,), (x, ap) = c.flags, c.arrays
     _packed(ap, n, "spr")
     _length(x, n, "x", "spr", f"n = {n}")
     al = V.scalar(alpha, x.dtype, "spr")
     desc = (SYMMETRIC, PACKED, lower, False, False, n, n, 0, 0)
-    return _rank("spr", be, desc, ap, al, x, None, overwrite_ap, "ap", out, caller_a,
-                 caller_out, ap.shape)
+    return _rank(c, desc, ap, al, x, None, ap.shape)
 
 
 def spr2(n, alpha, x, y, ap, lower=False, overwrite_ap=False, *, out=None):
     """:func:`syr2` on a packed triangle (storage as :func:`spmv`)."""
     n = _size(n, "n", "spr2")
-    lower, overwrite_ap = _flags("spr2", lower=lower, overwrite_ap=overwrite_ap)
-    _exclusive(out, overwrite_ap, "overwrite_ap", "spr2")
-    caller_a, caller_out = ap, out
-    be = _backend.select(x, y, ap, out)
-    out = V.out_operand(be, out, "spr2")
-    x, y, ap = V.operands(be, "spr2", ("x", "y", "ap"), (x, y, ap), (1, 1, 1))
+    c = _Call("spr2", dict(x=x, y=y, ap=ap), (1, 1, 1), out, ("ap", overwrite_ap),
+              lower=lower)
+    (lower,), (x, y, ap) = c.flags, c.arrays
     _packed(ap, n, "spr2")
     _length(x, n, "x", "spr2", f"n = {n}")
     _length(y, n, "y", "spr2", f"n = {n}")
     al = V.scalar(alpha, x.dtype, "spr2")
     desc = (SYMMETRIC, PACKED, lower, False, False, n, n, 0, 0)
-    return _rank("spr2", be, desc, ap, al, x, y, overwrite_ap, "ap", out, caller_a, caller_out,
-                 ap.shape)
+    return _rank(c, desc, ap, al, x, y, ap.shape)
