@@ -39,95 +39,20 @@ static int rb_pair_check(int64_t n, const void *x, int64_t incx, const void *y, 
   return rb_knobs_status();
 }
 
-int reproblas_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s) {
-  int status = rb_pair_check(n, x, incx, y, incy, sizeof(float));
-  if (status == 0) rb_blas_srot(n, x, incx, y, incy, c, s);
-  return status;
-}
+#define RB_CAT3_(a, b, c) a##b##c
+#define RB_CAT3(a, b, c) RB_CAT3_(a, b, c)
 
-int reproblas_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param) {
-  int status = rb_pair_check(n, x, incx, y, incy, sizeof(float));
-  if (status == 0 && param == NULL) status = -6;
-  if (status == 0) rb_blas_srotm(n, x, incx, y, incy, param);
-  return status;
-}
+#define P s
+#define T float
+#include "reproblas_level1_typed.inc"
+#undef P
+#undef T
 
-int reproblas_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy) {
-  int status = rb_pair_check(n, x, incx, y, incy, sizeof(float));
-  if (status == 0) rb_blas_sswap(n, x, incx, y, incy);
-  return status;
-}
-
-int reproblas_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t incy) {
-  int status = rb_pair_check(n, x, incx, y, incy, sizeof(float));
-  if (status == 0) rb_blas_scopy(n, x, incx, y, incy);
-  return status;
-}
-
-int reproblas_srotg(float *a, float *b, float *c, float *s) {
-  if (a == NULL) return -1;
-  if (b == NULL) return -2;
-  if (c == NULL) return -3;
-  if (s == NULL) return -4;
-  int status = rb_knobs_status();
-  if (status == 0) rb_blas_srotg(a, b, c, s);
-  return status;
-}
-
-int reproblas_srotmg(float *d1, float *d2, float *x1, float y1, float *param) {
-  if (d1 == NULL) return -1;
-  if (d2 == NULL) return -2;
-  if (x1 == NULL) return -3;
-  if (param == NULL) return -5;
-  int status = rb_knobs_status();
-  if (status == 0) rb_blas_srotmg(d1, d2, x1, y1, param);
-  return status;
-}
-
-int reproblas_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s) {
-  int status = rb_pair_check(n, x, incx, y, incy, sizeof(double));
-  if (status == 0) rb_blas_drot(n, x, incx, y, incy, c, s);
-  return status;
-}
-
-int reproblas_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param) {
-  int status = rb_pair_check(n, x, incx, y, incy, sizeof(double));
-  if (status == 0 && param == NULL) status = -6;
-  if (status == 0) rb_blas_drotm(n, x, incx, y, incy, param);
-  return status;
-}
-
-int reproblas_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy) {
-  int status = rb_pair_check(n, x, incx, y, incy, sizeof(double));
-  if (status == 0) rb_blas_dswap(n, x, incx, y, incy);
-  return status;
-}
-
-int reproblas_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64_t incy) {
-  int status = rb_pair_check(n, x, incx, y, incy, sizeof(double));
-  if (status == 0) rb_blas_dcopy(n, x, incx, y, incy);
-  return status;
-}
-
-int reproblas_drotg(double *a, double *b, double *c, double *s) {
-  if (a == NULL) return -1;
-  if (b == NULL) return -2;
-  if (c == NULL) return -3;
-  if (s == NULL) return -4;
-  int status = rb_knobs_status();
-  if (status == 0) rb_blas_drotg(a, b, c, s);
-  return status;
-}
-
-int reproblas_drotmg(double *d1, double *d2, double *x1, double y1, double *param) {
-  if (d1 == NULL) return -1;
-  if (d2 == NULL) return -2;
-  if (x1 == NULL) return -3;
-  if (param == NULL) return -5;
-  int status = rb_knobs_status();
-  if (status == 0) rb_blas_drotmg(d1, d2, x1, y1, param);
-  return status;
-}
+#define P d
+#define T double
+#include "reproblas_level1_typed.inc"
+#undef P
+#undef T
 
 int reproblas_dsdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
                     double *result, reproblas_order order) {
