@@ -1,0 +1,50 @@
+/* Fused deep-learning kernels of reproblas.torch (docs/contract.md §5.7), float32.
+ *
+ * Each call computes the graph the contract writes for its op, one IEEE
+ * operation per node, the crlibm functions through their array kernels and
+ * every ordered sum through rb_sum, inside the library's floating-point
+ * environment (fp_env.h). Threads split elements or rows, never an op's
+ * graph, so a result does not depend on the thread count or the code path.
+ * Return 0, -1 for a bad argument, -2 when scratch memory is missing.
+ */
+#ifndef RB_NN_H
+#define RB_NN_H
+
+#include <stdint.h>
+
+#include "context.h"
+
+/* Elementwise ops. Forward: out = op(x). Backward (_B): out = the gradient
+ * for the incoming gradient g; x is the op's input, or its output y for exp,
+ * tanh and rsqrt (what the autograd functions save). */
+enum rb_nn_map_op {
+  RB_NN_EXP = 0, RB_NN_LOG, RB_NN_SIN, RB_NN_COS, RB_NN_TANH, RB_NN_ERF, RB_NN_RSQRT,
+  RB_NN_SIGMOID, RB_NN_SILU, RB_NN_GELU, RB_NN_GELU_TANH,
+  RB_NN_EXP_B, RB_NN_LOG_B, RB_NN_SIN_B, RB_NN_COS_B, RB_NN_TANH_B, RB_NN_ERF_B,
+  RB_NN_RSQRT_B, RB_NN_SIGMOID_B, RB_NN_SILU_B, RB_NN_GELU_B, RB_NN_GELU_TANH_B,
+  RB_NN_MAP_OPS
+};
+int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, float *out,
+              int64_t n);
+
+/* Row ops over the last axis of a C-ordered (rows, n) array, n >= 1, each row's
+ * sums in `order` (level1.h):
+ *   SOFTMAX      out = e ⊘ Σ e, e = exp(x ⊖ m), m = max x ⊕ 0
+ *   LOG_SOFTMAX  out = z ⊖ log(Σ exp(z)), z = x ⊖ m
+ *   SOFTMAX_B    out = y ⊗ (g ⊖ Σ (g ⊗ y))        (x: the forward's y)
+ *   LOG_SOFTMAX_B out = g ⊖ (exp(y) ⊗ Σ g)         (x: the forward's y) */
+enum rb_nn_row_op { RB_NN_SOFTMAX = 0, RB_NN_LOG_SOFTMAX, RB_NN_SOFTMAX_B, RB_NN_LOG_SOFTMAX_B,
+                    RB_NN_ROW_OPS };
+int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
+               float *out, int64_t rows, int64_t n);
+
+/* Normalisations over the last n elements of each row (docs/contract.md §5.7):
+ * layer_norm (rms = 0): mu = Σ x ⊘ n, d = x ⊖ mu, r = rsqrt((Σ (d ⊗ d) ⊘ n) ⊕ eps),
+ * y = d ⊗ r, then ⊗ w, ⊕ b where given (NULL: absent; eps rounded once to float32,
+ * in the library's environment); rms_norm (rms = 1):
+ * r = rsqrt((Σ (x ⊗ x) ⊘ n) ⊕ eps), y = x ⊗ r, then ⊗ w. stats (NULL, or
+ * 2 floats per row) receives (mu, r) (rms_norm: (+0, r)). */
+int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
+               const float *b, double eps, float *y, float *stats, int64_t rows, int64_t n);
+
+#endif /* RB_NN_H */
