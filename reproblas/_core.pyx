@@ -975,6 +975,9 @@ cdef extern from "nn.h":
     int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
                    const float *b, double eps, float *y, float *stats, int64_t rows,
                    int64_t n) nogil
+    int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *x,
+                            const float *w, const float *g, const float *stats, float *dx,
+                            float *gw, int64_t rows, int64_t n) nogil
 
 # the ops' codes (nn.h's enums, in order)
 NN_MAP_OPS = ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "sigmoid", "silu", "gelu",
@@ -1039,3 +1042,21 @@ def nn_norm(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndar
     with nogil:
         rc = rb_nn_norm(rms, order, cfg, px, pw, pb, eps, py, ps, rows, n)
     return _nn_rc(rc, "nn_norm")
+
+
+def nn_norm_backward(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w,
+                     cnp.ndarray g not None, cnp.ndarray stats not None, cnp.ndarray dx not None,
+                     cnp.ndarray gw, int64_t rows, int64_t n, int isa, int threads):
+    """The first-order backward of nn_norm (nn.h): dx, and the rows of g ⊗ y0 into gw."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pw = _f32_or_null(w)
+    cdef const float *pg = <const float *>cnp.PyArray_DATA(g)
+    cdef const float *ps = <const float *>cnp.PyArray_DATA(stats)
+    cdef float *pdx = <float *>cnp.PyArray_DATA(dx)
+    cdef float *pgw = NULL if gw is None else <float *>cnp.PyArray_DATA(gw)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_norm_backward(rms, order, cfg, px, pw, pg, ps, pdx, pgw, rows, n)
+    return _nn_rc(rc, "nn_norm_backward")

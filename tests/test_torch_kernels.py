@@ -156,10 +156,19 @@ def test_norms_are_their_composition(path, order):
         have = [t for t in insk if t is not None]
         for a, c in zip(torch.autograd.grad(ref, want, g), torch.autograd.grad(yk, have, g)):
             assert same(a, c), shape
-    for weight, eps in ((w[0], None), (None, 1e-6)):
-        ref = _nn._rms_norm_graph(x, (2,), 67.0, weight, None,
-                                  torch.finfo(x.dtype).eps if eps is None else eps, order)
-        assert same(rt.rms_norm(x, 67, weight, eps, order=order), ref)
+    for weight, eps in ((w[0], None), (None, 1e-6), (w, 1e-5)):
+        shape = tuple(weight.shape) if weight is not None else (67,)
+        dims = tuple(range(3 - len(shape), 3))
+        e = torch.finfo(x.dtype).eps if eps is None else eps
+        ins = [t.clone().requires_grad_() if t is not None else None for t in (x, weight)]
+        ref = _nn._rms_norm_graph(ins[0], dims, float(math.prod(shape)), ins[1], None, e, order)
+        insk = [t.clone().requires_grad_() if t is not None else None for t in (x, weight)]
+        got = rt.rms_norm(insk[0], shape, insk[1], eps, order=order)
+        assert same(got, ref)
+        want = [t for t in ins if t is not None]
+        have = [t for t in insk if t is not None]
+        for a, c in zip(torch.autograd.grad(ref, want, g), torch.autograd.grad(got, have, g)):
+            assert same(a, c), shape
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
@@ -215,8 +224,12 @@ def _kernel_results(x, xa, g, s, gs, tiny, w, b):
         out += list(graph_and_grad(getattr(rt, name), xa if name in ("log", "rsqrt") else x, g))
     for op in (rt.softmax, rt.log_softmax):
         out += list(graph_and_grad(lambda t: op(t, -1), s, gs))
-    out.append(rt.layer_norm(tiny, 67, w, b))
-    out.append(rt.rms_norm(s, 67, w, eps=1e-30))
+    wr, br = w.clone().requires_grad_(), b.clone().requires_grad_()
+    for fn in (lambda t: rt.layer_norm(t, 67, wr, br), lambda t: rt.rms_norm(t, 67, wr, 1e-30)):
+        for inp in (tiny, s):
+            xr = inp.clone().requires_grad_()
+            y = fn(xr)
+            out += [y] + list(torch.autograd.grad(y, [xr, wr], gs))
     return out
 
 

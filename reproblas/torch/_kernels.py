@@ -74,3 +74,20 @@ def norm(rms, order, x, k, weight, bias, eps):
     _core.nn_norm(rms, _ORDERS[order], a2, w, b, float(eps), y.numpy().reshape(a2.shape),
                   stats.numpy(), a2.shape[0], n, _cpu.isa(), _cpu.threads())
     return y, stats
+
+
+def norm_backward(rms, order, x, k, weight, g, stats, want_weight):
+    """The first-order backward of norm(): (dx, rows of g ⊗ y0 shaped like x, or None)."""
+    a = _array(x)
+    n = 1
+    for s in x.shape[x.ndim - k:]:
+        n *= s
+    a2 = a.reshape(-1, n)
+    dx = torch.empty(x.shape, dtype=torch.float32)
+    gw = torch.empty(x.shape, dtype=torch.float32) if want_weight else None
+    w = None if weight is None else _array(weight).reshape(-1)
+    _core.nn_norm_backward(rms, _ORDERS[order], a2, w, _array(g.expand(x.shape)).reshape(-1, n),
+                           _array(stats), dx.numpy().reshape(a2.shape),
+                           None if gw is None else gw.numpy().reshape(a2.shape), a2.shape[0], n,
+                           _cpu.isa(), _cpu.threads())
+    return dx, gw

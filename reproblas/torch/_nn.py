@@ -332,29 +332,42 @@ def _rms_norm_graph(input, dims, n, weight, bias, eps, order):
 
 
 class _Norm(torch.autograd.Function):
-    """layer_norm / rms_norm: the forward as one C kernel; the backward through the written
-    graph (the same bits as the graph's own forward and backward)."""
+    """layer_norm / rms_norm as C kernels, forward and first-order backward; a backward that
+    builds a graph goes through the written graph (the same bits)."""
 
     @staticmethod
     def forward(ctx, input, weight, bias, dims, n, eps, order, rms):
-        y, _ = K.norm(rms, order, input, len(dims), weight, bias, eps)
-        ctx.save_for_backward(input, weight, bias)
+        y, stats = K.norm(rms, order, input, len(dims), weight, bias, eps)
+        ctx.save_for_backward(input, weight, bias, stats)
         ctx.args = (dims, n, eps, order, rms)
         return y
 
     @staticmethod
     def backward(ctx, g):
-        saved = ctx.saved_tensors
+        input, weight, bias, stats = ctx.saved_tensors
         dims, n, eps, order, rms = ctx.args
-        wanted = [i for i in range(3) if ctx.needs_input_grad[i]]
-        graph = _rms_norm_graph if rms else _layer_norm_graph
-        with torch.enable_grad():
-            y = graph(saved[0], dims, n, saved[1], saved[2], eps, order)
-            got = torch.autograd.grad(y, [saved[i] for i in wanted], g,
-                                      create_graph=torch.is_grad_enabled())
         grads = [None] * 8
-        for i, t in zip(wanted, got):
-            grads[i] = t
+        if torch.is_grad_enabled() or not K.usable(g):
+            wanted = [i for i in range(3) if ctx.needs_input_grad[i]]
+            graph = _rms_norm_graph if rms else _layer_norm_graph
+            with torch.enable_grad():
+                saved = (input, weight, bias)
+                y = graph(input, dims, n, weight, bias, eps, order)
+                got = torch.autograd.grad(y, [saved[i] for i in wanted], g,
+                                          create_graph=torch.is_grad_enabled())
+            for i, t in zip(wanted, got):
+                grads[i] = t
+            return tuple(grads)
+        dx, gw = K.norm_backward(rms, order, input, len(dims), weight, g, stats,
+                                 ctx.needs_input_grad[1])
+        lead = tuple(range(input.ndim - len(dims)))
+        if ctx.needs_input_grad[0]:
+            grads[0] = dx
+        if ctx.needs_input_grad[1]:  # the expand's gradient: the ordered sum over the rows
+            grads[1] = rsum(gw, lead, True, order).reshape(weight.shape) if lead else gw
+        if ctx.needs_input_grad[2]:
+            gb = g.expand(input.shape)
+            grads[2] = rsum(gb, lead, True, order).reshape(bias.shape) if lead else gb
         return tuple(grads)
 
 

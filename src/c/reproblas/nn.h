@@ -47,4 +47,14 @@ int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const f
 int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
                const float *b, double eps, float *y, float *stats, int64_t rows, int64_t n);
 
+/* Their first-order backward, as PyTorch's autograd computes it over the graph above, for the
+ * incoming gradient g and the forward's stats: dx, and where gw is not NULL the rows of
+ * g ⊗ y0 (y0 = d ⊗ r, or x ⊗ r; the weight's gradient is their ordered sum over the rows).
+ * layer_norm: gy = g ⊗ w (g without w), gr = Σ (gy ⊗ d),
+ * gq = (gr ⊗ (((r ⊗ r) ⊗ r) ⊗ −0.5)) ⊘ n, gd = ((gy ⊗ r) ⊕ (gq ⊗ d)) ⊕ (gq ⊗ d),
+ * dx = gd ⊕ (Σ (−gd) ⊘ n); rms_norm: the same with x for d, and dx = gd. */
+int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *x,
+                        const float *w, const float *g, const float *stats, float *dx,
+                        float *gw, int64_t rows, int64_t n);
+
 #endif /* RB_NN_H */

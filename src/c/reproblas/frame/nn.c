@@ -100,6 +100,7 @@ typedef struct {
   int op, order, rms;
   const float *x, *g, *w, *b;
   float eps;
+  float *gw; /* norm backward: the rows of g ⊗ y0, or NULL */
   float *out, *stats;
   int64_t rows, n;
   int status[RB_MAX_PARTS];
@@ -167,18 +168,44 @@ static void norm_row(const rows_job *j, const float *x, float *y, float *stats, 
   }
 }
 
+/* The norms' backward (nn.h), one row; buf holds 2n floats. Plain loops: each statement
+ * one IEEE operation per element, rounded as the lanes round. */
+static void norm_row_b(const rows_job *j, int64_t row, float *buf) {
+  const int64_t n = j->n, o = row * n;
+  const float *x = j->x + o, *g = j->g + o, *w = j->w;
+  const float nf = (float)n, mu = j->stats[2 * row], r = j->stats[2 * row + 1];
+  float *dx = j->out + o, *d = buf, *gy = buf + n;
+  for (int64_t i = 0; i < n; ++i) d[i] = j->rms ? x[i] : x[i] - mu;
+  for (int64_t i = 0; i < n; ++i) gy[i] = w ? g[i] * w[i] : g[i];
+  if (j->gw)
+    for (int64_t i = 0; i < n; ++i) j->gw[o + i] = g[i] * (d[i] * r);
+  for (int64_t i = 0; i < n; ++i) dx[i] = gy[i] * d[i];
+  const float gr = row_sum(j, dx);
+  const float gq = (gr * (((r * r) * r) * -0.5f)) / nf;
+  for (int64_t i = 0; i < n; ++i) {
+    const float p = gq * d[i];
+    dx[i] = ((gy[i] * r) + p) + p;
+  }
+  if (j->rms) return;
+  for (int64_t i = 0; i < n; ++i) gy[i] = -dx[i];
+  const float gm = row_sum(j, gy) / nf;
+  for (int64_t i = 0; i < n; ++i) dx[i] = dx[i] + gm;
+}
+
 static void rows_part(void *ctx, int part, int parts) {
   rows_job *j = ctx;
   const rb_share sh = rb_part_share(j->rows, 1, part, parts);
   if (sh.lo >= sh.hi) return;
-  float *buf = malloc((size_t)j->n * sizeof(float));
+  float *buf = malloc((size_t)j->n * 2 * sizeof(float));
   if (buf == NULL) {
     j->status[part] = -2;
     return;
   }
   for (int64_t r = sh.lo; r < sh.hi; ++r) {
     const int64_t o = r * j->n;
-    if (j->op < 0)
+    if (j->op == -2)
+      norm_row_b(j, r, buf);
+    else if (j->op < 0)
       norm_row(j, j->x + o, j->out + o, j->stats ? j->stats + 2 * r : NULL, buf);
     else
       softmax_row(j, j->x + o, j->g ? j->g + o : NULL, j->out + o, buf);
@@ -242,6 +269,28 @@ int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const 
   cr_fenv_t saved = cr_fenv_enter();
   j->eps = (float)eps; /* rounded in the library's environment (docs/contract.md §0.3) */
   cr_fenv_leave(saved);
+  const int rc = rows_run(j, cfg, rows * n);
+  free(j);
+  return rc;
+}
+
+int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *x,
+                        const float *w, const float *g, const float *stats, float *dx,
+                        float *gw, int64_t rows, int64_t n) {
+  if (x == NULL || g == NULL || stats == NULL || dx == NULL) return -1;
+  rows_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return -2;
+  j->op = -2;
+  j->rms = rms != 0;
+  j->order = order;
+  j->x = x;
+  j->w = w;
+  j->g = g;
+  j->stats = (float *)stats; /* read only here */
+  j->out = dx;
+  j->gw = gw;
+  j->rows = rows;
+  j->n = n;
   const int rc = rows_run(j, cfg, rows * n);
   free(j);
   return rc;
