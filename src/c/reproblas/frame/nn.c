@@ -12,6 +12,7 @@
 #include "../../common/isa.h"
 #include "crlibm_core.h"
 #include "level1.h"
+#include "level3.h"
 #include "nn_kernels.h"
 #include "partition.h"
 #include "thread.h"
@@ -92,126 +93,172 @@ int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, flo
   return 0;
 }
 
-/* ---- rows ---- */
+/* ---- rows ----
+ * A part takes its rows in blocks of up to `block` rows. The ordered sums of a block's rows
+ * are one rb_gemm with n = 1 against a vector of ones (single-threaded): row i's sum is
+ * that of its terms t·1 = t (exact products), which are rb_sum's bits on that row
+ * (docs/contract.md §2), and the gemv kernel runs the chains of several rows at once. */
 typedef struct {
   const rb_nn_kernels *k;
   rb_nn_cr cr;
-  rb_context one; /* the call's context on one thread: each row's sums */
+  rb_context one; /* the call's context on one thread: the rows' sums */
   int op, order, rms;
   const float *x, *g, *w, *b;
   float eps;
-  float *gw; /* norm backward: the rows of g ⊗ y0, or NULL */
   float *out, *stats;
-  int64_t rows, n;
+  float *gw; /* norm backward: the rows of g ⊗ y0, or NULL */
+  const float *ones;
+  int64_t rows, n, block;
   int status[RB_MAX_PARTS];
 } rows_job;
 
-/* The ordered sum of v[0 .. n) (n >= 1): the 1-D call's bits. */
-static float row_sum(const rows_job *j, const float *v) {
-  float s = 0;
-  rb_sum(RB_F32, j->order, &j->one, v, j->n, &s);
-  return s;
+/* s[i] = the ordered sum of row i of v (c rows of n, row stride n). */
+static int block_sums(const rows_job *j, const float *v, int64_t c, float *s) {
+  const float one = 1.0f, zero = 0.0f;
+  return rb_gemm(RB_F32, j->order, &j->one, RB_FULL, c, 1, j->n, &one, v, j->n, 1, j->ones, 1,
+                 1, &zero, s, 1, 1);
 }
 
-static void softmax_row(const rows_job *j, const float *x, const float *g, float *out,
-                        float *buf) {
+/* The block of c rows at row r0; buf holds block * n floats, s and t block floats each. */
+static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
+                         float *t) {
   const rb_nn_kernels *k = j->k;
-  const int64_t n = j->n;
+  const int64_t n = j->n, o = r0 * n;
+  const float *x = j->x + o, *g = j->g ? j->g + o : NULL;
+  float *out = j->out + o;
+  int rc = 0;
   switch (j->op) {
-    case RB_NN_SOFTMAX: {
-      const float m = k->max(x, n) + 0.0f; /* a −0 maximum becomes +0 */
-      k->sub_s(x, m, out, n);
-      j->cr.exp(out, out, (size_t)n);
-      k->div_s(out, row_sum(j, out), out, n);
-      return;
-    }
-    case RB_NN_LOG_SOFTMAX: {
-      const float m = k->max(x, n) + 0.0f;
-      k->sub_s(x, m, out, n);
-      j->cr.exp(out, buf, (size_t)n);
-      float s = row_sum(j, buf), l;
-      j->cr.log(&s, &l, 1);
-      k->sub_s(out, l, out, n);
-      return;
-    }
-    case RB_NN_SOFTMAX_B:
-      k->mul(g, x, buf, n);
-      k->softmax_b(x, g, row_sum(j, buf), out, n);
-      return;
-    case RB_NN_LOG_SOFTMAX_B: {
-      const float s = row_sum(j, g);
-      j->cr.exp(x, buf, (size_t)n);
-      k->log_softmax_b(buf, g, s, out, n);
-      return;
-    }
-    default: return;
+    case RB_NN_SOFTMAX:
+      for (int64_t i = 0; i < c; ++i) {
+        const float m = k->max(x + i * n, n) + 0.0f; /* a −0 maximum becomes +0 */
+        k->sub_s(x + i * n, m, out + i * n, n);
+      }
+      j->cr.exp(out, out, (size_t)(c * n));
+      rc = block_sums(j, out, c, s);
+      for (int64_t i = 0; i < c; ++i) k->div_s(out + i * n, s[i], out + i * n, n);
+      return rc;
+    case RB_NN_LOG_SOFTMAX:
+      for (int64_t i = 0; i < c; ++i) {
+        const float m = k->max(x + i * n, n) + 0.0f;
+        k->sub_s(x + i * n, m, out + i * n, n);
+      }
+      j->cr.exp(out, buf, (size_t)(c * n));
+      rc = block_sums(j, buf, c, s);
+      j->cr.log(s, t, (size_t)c);
+      for (int64_t i = 0; i < c; ++i) k->sub_s(out + i * n, t[i], out + i * n, n);
+      return rc;
+    case RB_NN_SOFTMAX_B: /* x: the forward's y */
+      k->mul(g, x, buf, c * n);
+      rc = block_sums(j, buf, c, s);
+      for (int64_t i = 0; i < c; ++i) k->softmax_b(x + i * n, g + i * n, s[i], out + i * n, n);
+      return rc;
+    case RB_NN_LOG_SOFTMAX_B:
+      rc = block_sums(j, g, c, s);
+      j->cr.exp(x, buf, (size_t)(c * n));
+      for (int64_t i = 0; i < c; ++i)
+        k->log_softmax_b(buf + i * n, g + i * n, s[i], out + i * n, n);
+      return rc;
+    default: return -1;
   }
 }
 
-static void norm_row(const rows_job *j, const float *x, float *y, float *stats, float *buf) {
+static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
+                      float *t) {
   const rb_nn_kernels *k = j->k;
-  const float nf = (float)j->n;
-  float mu = 0.0f, v, r;
+  const int64_t n = j->n, o = r0 * n;
+  const float *x = j->x + o;
+  float *y = j->out + o;
+  const float nf = (float)n;
   const float *d = x;
+  int rc = 0;
   if (!j->rms) {
-    mu = row_sum(j, x) / nf;
-    j->k->sub_s(x, mu, y, j->n);
+    rc |= block_sums(j, x, c, s);
+    for (int64_t i = 0; i < c; ++i) {
+      s[i] = s[i] / nf; /* mu */
+      k->sub_s(x + i * n, s[i], y + i * n, n);
+    }
     d = y;
   }
-  k->mul(d, d, buf, j->n);
-  v = row_sum(j, buf) / nf + j->eps;
-  j->cr.rsqrt(&v, &r, 1);
-  k->scale_affine(d, r, j->w, j->rms ? NULL : j->b, y, j->n);
-  if (stats) {
-    stats[0] = mu;
-    stats[1] = r;
+  k->mul(d, d, buf, c * n);
+  rc |= block_sums(j, buf, c, t);
+  for (int64_t i = 0; i < c; ++i) t[i] = t[i] / nf + j->eps;
+  j->cr.rsqrt(t, t, (size_t)c);
+  for (int64_t i = 0; i < c; ++i) {
+    k->scale_affine(d + i * n, t[i], j->w, j->rms ? NULL : j->b, y + i * n, n);
+    if (j->stats) {
+      j->stats[2 * (r0 + i)] = j->rms ? 0.0f : s[i];
+      j->stats[2 * (r0 + i) + 1] = t[i];
+    }
   }
+  return rc;
 }
 
-/* The norms' backward (nn.h), one row; buf holds 2n floats. Plain loops: each statement
- * one IEEE operation per element, rounded as the lanes round. */
-static void norm_row_b(const rows_job *j, int64_t row, float *buf) {
-  const int64_t n = j->n, o = row * n;
-  const float *x = j->x + o, *g = j->g + o, *w = j->w;
-  const float nf = (float)n, mu = j->stats[2 * row], r = j->stats[2 * row + 1];
-  float *dx = j->out + o, *d = buf, *gy = buf + n;
-  for (int64_t i = 0; i < n; ++i) d[i] = j->rms ? x[i] : x[i] - mu;
-  for (int64_t i = 0; i < n; ++i) gy[i] = w ? g[i] * w[i] : g[i];
-  if (j->gw)
-    for (int64_t i = 0; i < n; ++i) j->gw[o + i] = g[i] * (d[i] * r);
-  for (int64_t i = 0; i < n; ++i) dx[i] = gy[i] * d[i];
-  const float gr = row_sum(j, dx);
-  const float gq = (gr * (((r * r) * r) * -0.5f)) / nf;
-  for (int64_t i = 0; i < n; ++i) {
-    const float p = gq * d[i];
-    dx[i] = ((gy[i] * r) + p) + p;
+/* The norms' backward (nn.h). Plain loops: each statement one IEEE operation per element,
+ * rounded as the lanes round; d and gy are recomputed where needed (the same bits). */
+static int norm_block_b(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
+                        float *t) {
+  const int64_t n = j->n;
+  const float *w = j->w;
+  const float nf = (float)n;
+  int rc = 0;
+#define NB_D(i, q) (j->rms ? x[q] : x[q] - mu)
+#define NB_GY(q) (w ? g[q] * w[q] : g[q])
+  for (int64_t i = 0; i < c; ++i) {
+    const int64_t o = (r0 + i) * n;
+    const float *x = j->x + o, *g = j->g + o;
+    const float mu = j->stats[2 * (r0 + i)], r = j->stats[2 * (r0 + i) + 1];
+    float *p = buf + i * n;
+    for (int64_t q = 0; q < n; ++q) p[q] = NB_GY(q) * NB_D(i, q);
+    if (j->gw)
+      for (int64_t q = 0; q < n; ++q) j->gw[o + q] = g[q] * (NB_D(i, q) * r);
   }
-  if (j->rms) return;
-  for (int64_t i = 0; i < n; ++i) gy[i] = -dx[i];
-  const float gm = row_sum(j, gy) / nf;
-  for (int64_t i = 0; i < n; ++i) dx[i] = dx[i] + gm;
+  rc |= block_sums(j, buf, c, s); /* gr */
+  for (int64_t i = 0; i < c; ++i) {
+    const int64_t o = (r0 + i) * n;
+    const float *x = j->x + o, *g = j->g + o;
+    const float mu = j->stats[2 * (r0 + i)], r = j->stats[2 * (r0 + i) + 1];
+    const float gq = (s[i] * (((r * r) * r) * -0.5f)) / nf;
+    float *dx = j->out + o, *neg = buf + i * n;
+    for (int64_t q = 0; q < n; ++q) {
+      const float pq = gq * NB_D(i, q);
+      dx[q] = ((NB_GY(q) * r) + pq) + pq;
+      neg[q] = -dx[q];
+    }
+  }
+#undef NB_D
+#undef NB_GY
+  if (j->rms) return rc;
+  rc |= block_sums(j, buf, c, t); /* Σ (−gd) */
+  for (int64_t i = 0; i < c; ++i) {
+    float *dx = j->out + (r0 + i) * n;
+    const float gm = t[i] / nf;
+    for (int64_t q = 0; q < n; ++q) dx[q] = dx[q] + gm;
+  }
+  return rc;
 }
 
 static void rows_part(void *ctx, int part, int parts) {
   rows_job *j = ctx;
   const rb_share sh = rb_part_share(j->rows, 1, part, parts);
   if (sh.lo >= sh.hi) return;
-  float *buf = malloc((size_t)j->n * 2 * sizeof(float));
+  float *buf = malloc((size_t)(j->block * j->n + 2 * j->block) * sizeof(float));
   if (buf == NULL) {
     j->status[part] = -2;
     return;
   }
-  for (int64_t r = sh.lo; r < sh.hi; ++r) {
-    const int64_t o = r * j->n;
-    if (j->op == -2)
-      norm_row_b(j, r, buf);
-    else if (j->op < 0)
-      norm_row(j, j->x + o, j->out + o, j->stats ? j->stats + 2 * r : NULL, buf);
-    else
-      softmax_row(j, j->x + o, j->g ? j->g + o : NULL, j->out + o, buf);
+  float *s = buf + j->block * j->n, *t = s + j->block;
+  for (int64_t r = sh.lo; r < sh.hi && j->status[part] == 0; r += j->block) {
+    const int64_t c = sh.hi - r < j->block ? sh.hi - r : j->block;
+    const int rc = j->op == -2 ? norm_block_b(j, r, c, buf, s, t)
+                   : j->op == -1 ? norm_block(j, r, c, buf, s, t)
+                                 : softmax_block(j, r, c, buf, s, t);
+    if (rc != 0) j->status[part] = rc < 0 ? rc : -1;
   }
   free(buf);
 }
+
+/* Rows per block: about 64 KiB of each operand, at most 32 rows. */
+enum { RB_NN_BLOCK_FLOATS = 16384, RB_NN_BLOCK_ROWS = 32 };
 
 static int rows_run(rows_job *j, const rb_context *cfg, int64_t work) {
   if (j->order != RB_SEQUENTIAL && j->order != RB_PAIRWISE && j->order != RB_KAHAN &&
@@ -224,11 +271,19 @@ static int rows_run(rows_job *j, const rb_context *cfg, int64_t work) {
   j->k = tables[cfg->isa];
   j->one = *cx;
   j->one.threads = 1;
+  j->block = RB_NN_BLOCK_FLOATS / j->n;
+  if (j->block > RB_NN_BLOCK_ROWS) j->block = RB_NN_BLOCK_ROWS;
+  if (j->block < 1) j->block = 1;
+  float *ones = malloc((size_t)j->n * sizeof(float));
+  if (ones == NULL) return -2;
+  for (int64_t q = 0; q < j->n; ++q) ones[q] = 1.0f;
+  j->ones = ones;
   const int parts = rb_part_count(work, nn_min_work(cx), cx->threads, j->rows);
   for (int p = 0; p < parts; ++p) j->status[p] = 0;
   cr_fenv_t saved = cr_fenv_enter();
   rb_parallel(parts, rows_part, j);
   cr_fenv_leave(saved);
+  free(ones);
   for (int p = 0; p < parts; ++p)
     if (j->status[p] != 0) return j->status[p];
   return 0;
