@@ -273,3 +273,21 @@ def test_kernels_refuse_nothing_silently():
     assert same(rt.silu(torch.tensor(2.0)), _nn._silu_graph(torch.tensor(2.0)))
     with pytest.raises(TypeError, match="float32"):
         rt.gelu(torch.zeros(3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_sums_over_axes_are_reproblas_sum(path, order):
+    """rsum over any axes (one gemv against ones) has reproblas.sum's bits."""
+    import reproblas
+    from reproblas.torch._prims import rsum
+    x = adversarial(4 * 6 * 35, seed=18).reshape(4, 6, 35)
+    x[1, :, 3] = torch.tensor([0.0, -0.0, -0.0, 0.0, -0.0, -0.0])  # signed zeros' sums
+    x[2, 4, :] = -0.0
+    x[:, 2, 7] = -0.0
+    for dtype in (torch.float32, torch.float64):
+        t = x.to(dtype)
+        for dims in ((0,), (0, 1), (2,), (1, 2), (1,), (0, 2), (0, 1, 2)):
+            for keepdim in (False, True):
+                want = reproblas.sum(t.numpy(), order, axis=dims, keepdims=keepdim)
+                got = rsum(t, dims, keepdim, order)
+                assert same_bits(got.numpy(), np.asarray(want)), (dims, keepdim, dtype)

@@ -8,13 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "functions.h"
+
 /* The elements one call of `chunk` maps (a multiple of every path's lane count). */
 enum { RB_NN_CHUNK = 512 };
 
-/* The crlibm array kernels of one path (crlibm_core.h's cr_kernel_fn). */
+/* The crlibm array kernels of one path (crlibm_core.h's cr_kernel_fn), by function id. */
 typedef void (*rb_nn_crfn)(const float *x, float *y, size_t n);
 typedef struct {
-  rb_nn_crfn exp, log, sin, cos, tanh, erf, rsqrt;
+  rb_nn_crfn f[CR_FUNCTION_COUNT];
 } rb_nn_cr;
 
 typedef struct {

@@ -28,14 +28,11 @@ static int nn_setup(const rb_context *cfg, rb_nn_cr *cr) {
   if (cfg == NULL || cfg->isa < 0 || cfg->isa >= CR_ISA_COUNT || tables[cfg->isa] == NULL ||
       !cr_isa_supported(cfg->isa))
     return -1;
-  cr->exp = cr_kernel(CR_FN_ID_exp, cfg->isa);
-  cr->log = cr_kernel(CR_FN_ID_log, cfg->isa);
-  cr->sin = cr_kernel(CR_FN_ID_sin, cfg->isa);
-  cr->cos = cr_kernel(CR_FN_ID_cos, cfg->isa);
-  cr->tanh = cr_kernel(CR_FN_ID_tanh, cfg->isa);
-  cr->erf = cr_kernel(CR_FN_ID_erf, cfg->isa);
-  cr->rsqrt = cr_kernel(CR_FN_ID_rsqrt, cfg->isa);
-  return cr->exp && cr->log && cr->sin && cr->cos && cr->tanh && cr->erf && cr->rsqrt ? 0 : -1;
+  for (int f = 0; f < CR_FUNCTION_COUNT; ++f) {
+    cr->f[f] = cr_kernel(f, cfg->isa);
+    if (cr->f[f] == NULL) return -1;
+  }
+  return 0;
 }
 
 /* Work below which fewer threads are used: the level-1 threshold, over 8 (a
@@ -133,7 +130,7 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
         const float m = k->max(x + i * n, n) + 0.0f; /* a −0 maximum becomes +0 */
         k->sub_s(x + i * n, m, out + i * n, n);
       }
-      j->cr.exp(out, out, (size_t)(c * n));
+      j->cr.f[CR_FN_ID_exp](out, out, (size_t)(c * n));
       rc = block_sums(j, out, c, s);
       for (int64_t i = 0; i < c; ++i) k->div_s(out + i * n, s[i], out + i * n, n);
       return rc;
@@ -142,9 +139,9 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
         const float m = k->max(x + i * n, n) + 0.0f;
         k->sub_s(x + i * n, m, out + i * n, n);
       }
-      j->cr.exp(out, buf, (size_t)(c * n));
+      j->cr.f[CR_FN_ID_exp](out, buf, (size_t)(c * n));
       rc = block_sums(j, buf, c, s);
-      j->cr.log(s, t, (size_t)c);
+      j->cr.f[CR_FN_ID_log](s, t, (size_t)c);
       for (int64_t i = 0; i < c; ++i) k->sub_s(out + i * n, t[i], out + i * n, n);
       return rc;
     case RB_NN_SOFTMAX_B: /* x: the forward's y */
@@ -154,7 +151,7 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
       return rc;
     case RB_NN_LOG_SOFTMAX_B:
       rc = block_sums(j, g, c, s);
-      j->cr.exp(x, buf, (size_t)(c * n));
+      j->cr.f[CR_FN_ID_exp](x, buf, (size_t)(c * n));
       for (int64_t i = 0; i < c; ++i)
         k->log_softmax_b(buf + i * n, g + i * n, s[i], out + i * n, n);
       return rc;
@@ -182,7 +179,7 @@ static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, floa
   k->mul(d, d, buf, c * n);
   rc |= block_sums(j, buf, c, t);
   for (int64_t i = 0; i < c; ++i) t[i] = t[i] / nf + j->eps;
-  j->cr.rsqrt(t, t, (size_t)c);
+  j->cr.f[CR_FN_ID_rsqrt](t, t, (size_t)c);
   for (int64_t i = 0; i < c; ++i) {
     k->scale_affine(d + i * n, t[i], j->w, j->rms ? NULL : j->b, y + i * n, n);
     if (j->stats) {
