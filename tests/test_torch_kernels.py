@@ -291,3 +291,18 @@ def test_sums_over_axes_are_reproblas_sum(path, order):
                 want = reproblas.sum(t.numpy(), order, axis=dims, keepdims=keepdim)
                 got = rsum(t, dims, keepdim, order)
                 assert same_bits(got.numpy(), np.asarray(want)), (dims, keepdim, dtype)
+
+
+def test_results_are_contiguous_tensors_of_the_input_shape():
+    x = softmax_cases(19)
+    for dim in (0, 1, 2):
+        for op in (rt.softmax, rt.log_softmax):
+            y = op(x, dim)
+            assert y.shape == x.shape and y.is_contiguous()
+            xr = x.clone().requires_grad_()
+            (gx,) = torch.autograd.grad(op(xr, dim).sum(), xr)  # an expanded incoming gradient
+            assert gx.shape == x.shape and gx.is_contiguous()
+    xt = x.transpose(0, 2)
+    assert same(rt.gelu(xt), _nn._gelu_graph(xt)) and rt.gelu(xt).shape == xt.shape
+    assert same(rt.layer_norm(xt, 7), _nn._layer_norm_graph(xt, (2,), 7.0, None, None, 1e-5,
+                                                            "sequential"))

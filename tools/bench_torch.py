@@ -17,20 +17,22 @@ import torch
 
 import reproblas.torch as rt
 from bench_reproblas_gemm import interleaved_best, settle_time
-from reproblas.torch import _kernels
+from reproblas.torch import _kernels, _prims
 
 F = torch.nn.functional
 
 
 @contextlib.contextmanager
 def composition():
-    """reproblas.torch without its fused kernels: every op as its composition."""
-    usable = _kernels.usable
+    """reproblas.torch without its fused kernels: every op as its composition, each sum over
+    axes one reproblas call per slice (as before the kernels)."""
+    usable, ones_sum = _kernels.usable, _prims._ones_sum
     _kernels.usable = lambda *t: False
+    _prims._ones_sum = lambda *a: None
     try:
         yield
     finally:
-        _kernels.usable = usable
+        _kernels.usable, _prims._ones_sum = usable, ones_sum
 
 
 def fwd_bwd(fn, x, *args):

@@ -57,7 +57,7 @@ def rows(name, order, x, dim, g=None):
     out = torch.empty(shape, dtype=torch.float32)
     _core.nn_rows(_ROW[name], _ORDERS[order], a, ga, out.numpy().reshape(a.shape), a.shape[0],
                   a.shape[1], _cpu.isa(), _cpu.threads())
-    return out.movedim(-1, dim) if dim != x.ndim - 1 else out
+    return out.movedim(-1, dim).contiguous() if dim != x.ndim - 1 else out
 
 
 def norm(rms, order, x, k, weight, bias, eps):

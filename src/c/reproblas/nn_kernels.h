@@ -35,6 +35,13 @@ typedef struct {
   /* y = (x ⊗ r), then ⊗ w, ⊕ b where not NULL */
   void (*scale_affine)(const float *x, float r, const float *w, const float *b, float *y,
                        int64_t n);
+  /* The norms' backward (nn.h), d = x ⊖ mu (x where rms), gy = g ⊗ w (g where w is NULL):
+   * p = gy ⊗ d, and gw = g ⊗ (d ⊗ r) where gw is not NULL */
+  void (*norm_b1)(const float *x, const float *g, const float *w, float mu, float r, int rms,
+                  float *p, float *gw, int64_t n);
+  /* dx = ((gy ⊗ r) ⊕ (gq ⊗ d)) ⊕ (gq ⊗ d), neg = −dx */
+  void (*norm_b2)(const float *x, const float *g, const float *w, float mu, float r, float gq,
+                  int rms, float *dx, float *neg, int64_t n);
 } rb_nn_kernels;
 
 extern const rb_nn_kernels rb_nn_scalar, rb_nn_avx2, rb_nn_avx512;

@@ -190,46 +190,31 @@ static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, floa
   return rc;
 }
 
-/* The norms' backward (nn.h). Plain loops: each statement one IEEE operation per element,
- * rounded as the lanes round; d and gy are recomputed where needed (the same bits). */
+/* The norms' backward (nn.h); d and gy are recomputed where needed (the same bits). */
 static int norm_block_b(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
                         float *t) {
+  const rb_nn_kernels *k = j->k;
   const int64_t n = j->n;
-  const float *w = j->w;
   const float nf = (float)n;
   int rc = 0;
-#define NB_D(i, q) (j->rms ? x[q] : x[q] - mu)
-#define NB_GY(q) (w ? g[q] * w[q] : g[q])
   for (int64_t i = 0; i < c; ++i) {
     const int64_t o = (r0 + i) * n;
-    const float *x = j->x + o, *g = j->g + o;
-    const float mu = j->stats[2 * (r0 + i)], r = j->stats[2 * (r0 + i) + 1];
-    float *p = buf + i * n;
-    for (int64_t q = 0; q < n; ++q) p[q] = NB_GY(q) * NB_D(i, q);
-    if (j->gw)
-      for (int64_t q = 0; q < n; ++q) j->gw[o + q] = g[q] * (NB_D(i, q) * r);
+    k->norm_b1(j->x + o, j->g + o, j->w, j->stats[2 * (r0 + i)], j->stats[2 * (r0 + i) + 1],
+               j->rms, buf + i * n, j->gw ? j->gw + o : NULL, n);
   }
   rc |= block_sums(j, buf, c, s); /* gr */
   for (int64_t i = 0; i < c; ++i) {
     const int64_t o = (r0 + i) * n;
-    const float *x = j->x + o, *g = j->g + o;
-    const float mu = j->stats[2 * (r0 + i)], r = j->stats[2 * (r0 + i) + 1];
+    const float r = j->stats[2 * (r0 + i) + 1];
     const float gq = (s[i] * (((r * r) * r) * -0.5f)) / nf;
-    float *dx = j->out + o, *neg = buf + i * n;
-    for (int64_t q = 0; q < n; ++q) {
-      const float pq = gq * NB_D(i, q);
-      dx[q] = ((NB_GY(q) * r) + pq) + pq;
-      neg[q] = -dx[q];
-    }
+    k->norm_b2(j->x + o, j->g + o, j->w, j->stats[2 * (r0 + i)], r, gq, j->rms, j->out + o,
+               buf + i * n, n);
   }
-#undef NB_D
-#undef NB_GY
   if (j->rms) return rc;
   rc |= block_sums(j, buf, c, t); /* Σ (−gd) */
-  for (int64_t i = 0; i < c; ++i) {
+  for (int64_t i = 0; i < c; ++i) { /* dx ⊕ gm, written dx ⊖ (−gm): the same operation */
     float *dx = j->out + (r0 + i) * n;
-    const float gm = t[i] / nf;
-    for (int64_t q = 0; q < n; ++q) dx[q] = dx[q] + gm;
+    k->sub_s(dx, -(t[i] / nf), dx, n);
   }
   return rc;
 }
