@@ -2,7 +2,7 @@
  *
  * Each call computes the graph the contract writes for its op, one IEEE
  * operation per node, the crlibm functions through their array kernels and
- * every ordered sum through rb_sum, inside the library's floating-point
+ * every ordered sum with rb_sum's bits, inside the library's floating-point
  * environment (fp_env.h). Threads split elements or rows, never an op's
  * graph, so a result does not depend on the thread count or the code path.
  * Return 0, -1 for a bad argument, -2 when scratch memory is missing.

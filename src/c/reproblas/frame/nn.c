@@ -1,8 +1,8 @@
 /* Drivers of the fused deep-learning ops (nn.h): checks, the library's
  * floating-point environment, the split over threads (elements in whole
  * chunks, or whole rows) and the per-path kernels (nn_kernels.h). Each row's
- * ordered sums are rb_sum on that row, single-threaded: the bits of the 1-D
- * call (docs/contract.md §4.1 axis=). */
+ * ordered sums have the bits of rb_sum on that row (docs/contract.md §4.1
+ * axis=): see the rows section. */
 #include "nn.h"
 
 #include <stdlib.h>
