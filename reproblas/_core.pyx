@@ -971,7 +971,7 @@ cdef extern from "nn.h":
     int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, float *out,
                   int64_t n) nogil
     int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
-                   float *out, int64_t rows, int64_t n) nogil
+                   const float *aux, float *out, int64_t rows, int64_t n) nogil
     int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
                    const float *b, double eps, float *y, float *stats, int64_t rows,
                    int64_t n) nogil
@@ -982,7 +982,8 @@ cdef extern from "nn.h":
 # the ops' codes (nn.h's enums, in order)
 NN_MAP_OPS = ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "sigmoid", "silu", "gelu",
               "gelu_tanh")
-NN_ROW_OPS = ("softmax", "log_softmax", "softmax_b", "log_softmax_b")
+NN_ROW_OPS = ("softmax", "log_softmax", "softmax_b", "log_softmax_b", "logsumexp",
+              "logsumexp_b")
 
 
 cdef const float *_f32_or_null(cnp.ndarray a):
@@ -1013,17 +1014,19 @@ def nn_map(int op, cnp.ndarray x not None, cnp.ndarray g, cnp.ndarray out not No
     return _nn_rc(rc, "nn_map")
 
 
-def nn_rows(int op, int order, cnp.ndarray x not None, cnp.ndarray g, cnp.ndarray out not None,
-            int64_t rows, int64_t n, int isa, int threads):
-    """A row op of nn.h over the C-contiguous float32 (rows, n) arrays."""
+def nn_rows(int op, int order, cnp.ndarray x not None, cnp.ndarray g, cnp.ndarray aux,
+            cnp.ndarray out not None, int64_t rows, int64_t n, int isa, int threads):
+    """A row op of nn.h over the C-contiguous float32 (rows, n) arrays (g, aux and out of
+    the logsumexp ops: one value per row)."""
     cdef rb_context buf
     cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef const float *px = <const float *>cnp.PyArray_DATA(x)
     cdef const float *pg = _f32_or_null(g)
+    cdef const float *pa = _f32_or_null(aux)
     cdef float *po = <float *>cnp.PyArray_DATA(out)
     cdef int rc
     with nogil:
-        rc = rb_nn_rows(op, order, cfg, px, pg, po, rows, n)
+        rc = rb_nn_rows(op, order, cfg, px, pg, pa, po, rows, n)
     return _nn_rc(rc, "nn_rows")
 
 

@@ -224,6 +224,7 @@ def _kernel_results(x, xa, g, s, gs, tiny, w, b):
         out += list(graph_and_grad(getattr(rt, name), xa if name in ("log", "rsqrt") else x, g))
     for op in (rt.softmax, rt.log_softmax):
         out += list(graph_and_grad(lambda t: op(t, -1), s, gs))
+    out += list(graph_and_grad(lambda t: rt.logsumexp(t, (0, 2)), s, gs[0, :, 0]))
     wr, br = w.clone().requires_grad_(), b.clone().requires_grad_()
     for fn in (lambda t: rt.layer_norm(t, 67, wr, br), lambda t: rt.rms_norm(t, 67, wr, 1e-30)):
         for inp in (tiny, s):
@@ -306,3 +307,21 @@ def test_results_are_contiguous_tensors_of_the_input_shape():
     assert same(rt.gelu(xt), _nn._gelu_graph(xt)) and rt.gelu(xt).shape == xt.shape
     assert same(rt.layer_norm(xt, 7), _nn._layer_norm_graph(xt, (2,), 7.0, None, None, 1e-5,
                                                             "sequential"))
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_logsumexp_is_its_composition(path, order):
+    x = softmax_cases(20)
+    x[0, 4, :] = math.inf
+    g = torch.randn(7, 5, 67, generator=torch.Generator().manual_seed(21))
+    for dims in ((2,), (1,), (0, 2), (1, 2)):
+        xr = x.clone().requires_grad_()
+        y = rt.logsumexp(xr, dims, keepdim=True, order=order)
+        assert type(y.grad_fn).__name__ == "_LogSumExpBackward"
+        assert same(y, _nn._logsumexp_graph(x, dims, order)), dims
+        gy = g.amax(dim=dims, keepdim=True)
+        (first,) = torch.autograd.grad(y, xr, gy, retain_graph=True)
+        (formula,) = torch.autograd.grad(y, xr, gy, create_graph=True)
+        assert same(first, formula), dims
+    y = rt.logsumexp(x, 2, order=order)
+    assert y.shape == (7, 5) and same(y, _nn._logsumexp_graph(x, (2,), order)[..., 0])

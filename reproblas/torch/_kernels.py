@@ -55,9 +55,43 @@ def rows(name, order, x, dim, g=None):
     a, shape = _last(x, dim)
     ga = None if g is None else _last(g, dim)[0]
     out = torch.empty(shape, dtype=torch.float32)
-    _core.nn_rows(_ROW[name], _ORDERS[order], a, ga, out.numpy().reshape(a.shape), a.shape[0],
-                  a.shape[1], _cpu.isa(), _cpu.threads())
+    _core.nn_rows(_ROW[name], _ORDERS[order], a, ga, None, out.numpy().reshape(a.shape),
+                  a.shape[0], a.shape[1], _cpu.isa(), _cpu.threads())
     return out.movedim(-1, dim).contiguous() if dim != x.ndim - 1 else out
+
+
+def _reduced_last(t, dims):
+    """t with the axes `dims` moved last (their order kept) as a C-ordered (rows, n) array."""
+    kept = [i for i in range(t.ndim) if i not in dims]
+    a = _array(t.permute(kept + list(dims)))
+    n = 1
+    for d in dims:
+        n *= t.shape[d]
+    return a.reshape(-1, n)
+
+
+def logsumexp(order, x, dims):
+    """log(Σ exp(x ⊖ m)) ⊕ m over `dims`, keepdim shape."""
+    a = _reduced_last(x, dims)
+    out = torch.empty([1 if i in dims else s for i, s in enumerate(x.shape)],
+                      dtype=torch.float32)
+    _core.nn_rows(_ROW["logsumexp"], _ORDERS[order], a, None, None, out.numpy().reshape(-1),
+                  a.shape[0], a.shape[1], _cpu.isa(), _cpu.threads())
+    return out
+
+
+def logsumexp_backward(order, x, dims, r, g):
+    """g ⊗ exp(x ⊖ r), r and g of the keepdim shape."""
+    kept = [i for i in range(x.ndim) if i not in dims]
+    a = _reduced_last(x, dims)
+    out = torch.empty([x.shape[i] for i in kept + list(dims)], dtype=torch.float32)
+    _core.nn_rows(_ROW["logsumexp_b"], _ORDERS[order], a, _array(g).reshape(-1),
+                  _array(r).reshape(-1), out.numpy().reshape(a.shape), a.shape[0], a.shape[1],
+                  _cpu.isa(), _cpu.threads())
+    inverse = [0] * x.ndim
+    for pos, axis in enumerate(kept + list(dims)):
+        inverse[axis] = pos
+    return out.permute(inverse).contiguous()
 
 
 def norm(rms, order, x, k, weight, bias, eps):

@@ -233,12 +233,17 @@ class _LogSoftmax(torch.autograd.Function):
         return g - E.exp(y) * expand(s, y.shape, ctx.order), None, None
 
 
+def _logsumexp_graph(x, dims, order):
+    """The forward graph, composed, keepdim shape (float64; the kernels' reference)."""
+    m = torch.amax(x.detach(), dim=dims, keepdim=True)
+    m = torch.where(torch.isinf(m), 0.0, m)
+    return E._apply("log", _sum_np(E._apply("exp", x.detach() - m), dims, order)) + m
+
+
 class _LogSumExp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim, order):
-        m = torch.amax(x.detach(), dim=dims, keepdim=True)
-        m = torch.where(torch.isinf(m), 0.0, m)
-        r = E._apply("log", _sum_np(E._apply("exp", x.detach() - m), dims, order)) + m
+        r = K.logsumexp(order, x, dims) if K.usable(x) else _logsumexp_graph(x, dims, order)
         ctx.dims, ctx.order, ctx.keepdim = dims, order, keepdim
         out = r if keepdim else r.reshape([n for i, n in enumerate(r.shape) if i not in dims])
         ctx.save_for_backward(x, out)
@@ -248,6 +253,9 @@ class _LogSumExp(torch.autograd.Function):
     def backward(ctx, g):
         x, out = ctx.saved_tensors
         kept = [1 if i in ctx.dims else n for i, n in enumerate(x.shape)]
+        if not torch.is_grad_enabled() and K.usable(x, g):
+            return (K.logsumexp_backward(ctx.order, x, ctx.dims, out.reshape(kept),
+                                         g.reshape(kept)), None, None, None)
         r = expand(out.reshape(kept), x.shape, ctx.order)
         return expand(g.reshape(kept), x.shape, ctx.order) * E.exp(x - r), None, None, None
 

@@ -32,11 +32,14 @@ int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, flo
  *   SOFTMAX      out = e ⊘ Σ e, e = exp(x ⊖ m), m = max x ⊕ 0
  *   LOG_SOFTMAX  out = z ⊖ log(Σ exp(z)), z = x ⊖ m
  *   SOFTMAX_B    out = y ⊗ (g ⊖ Σ (g ⊗ y))        (x: the forward's y)
- *   LOG_SOFTMAX_B out = g ⊖ (exp(y) ⊗ Σ g)         (x: the forward's y) */
+ *   LOG_SOFTMAX_B out = g ⊖ (exp(y) ⊗ Σ g)         (x: the forward's y)
+ *   LOGSUMEXP    out[row] = log(Σ exp(x ⊖ m)) ⊕ m, m = max x, +0 where it is ±inf
+ *   LOGSUMEXP_B  out = g[row] ⊗ exp(x ⊖ r[row])   (r: aux, the forward's result)
+ * (g and aux, where read, hold one value per row for the LOGSUMEXP ops.) */
 enum rb_nn_row_op { RB_NN_SOFTMAX = 0, RB_NN_LOG_SOFTMAX, RB_NN_SOFTMAX_B, RB_NN_LOG_SOFTMAX_B,
-                    RB_NN_ROW_OPS };
+                    RB_NN_LOGSUMEXP, RB_NN_LOGSUMEXP_B, RB_NN_ROW_OPS };
 int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
-               float *out, int64_t rows, int64_t n);
+               const float *aux, float *out, int64_t rows, int64_t n);
 
 /* Normalisations over the last n elements of each row (docs/contract.md §5.7):
  * layer_norm (rms = 0): mu = Σ x ⊘ n, d = x ⊖ mu, r = rsqrt((Σ (d ⊗ d) ⊘ n) ⊕ eps),

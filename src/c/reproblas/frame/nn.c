@@ -5,6 +5,7 @@
  * axis=): see the rows section. */
 #include "nn.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +101,7 @@ typedef struct {
   rb_nn_cr cr;
   rb_context one; /* the call's context on one thread: the rows' sums */
   int op, order, rms;
-  const float *x, *g, *w, *b;
+  const float *x, *g, *w, *b, *aux;
   float eps;
   float *out, *stats;
   float *gw; /* norm backward: the rows of g ⊗ y0, or NULL */
@@ -121,8 +122,9 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
                          float *t) {
   const rb_nn_kernels *k = j->k;
   const int64_t n = j->n, o = r0 * n;
-  const float *x = j->x + o, *g = j->g ? j->g + o : NULL;
-  float *out = j->out + o;
+  const float *x = j->x + o;
+  const float *g = j->g && j->op < RB_NN_LOGSUMEXP ? j->g + o : NULL;
+  float *out = j->op == RB_NN_LOGSUMEXP ? j->out + r0 : j->out + o;
   int rc = 0;
   switch (j->op) {
     case RB_NN_SOFTMAX:
@@ -154,6 +156,24 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
       j->cr.f[CR_FN_ID_exp](x, buf, (size_t)(c * n));
       for (int64_t i = 0; i < c; ++i)
         k->log_softmax_b(buf + i * n, g + i * n, s[i], out + i * n, n);
+      return rc;
+    case RB_NN_LOGSUMEXP:
+      for (int64_t i = 0; i < c; ++i) {
+        float m = k->max(x + i * n, n);
+        if (m == (float)INFINITY || m == -(float)INFINITY) m = 0.0f; /* as PyTorch */
+        t[i] = m;
+        k->sub_s(x + i * n, m, buf + i * n, n);
+      }
+      j->cr.f[CR_FN_ID_exp](buf, buf, (size_t)(c * n));
+      rc = block_sums(j, buf, c, s);
+      j->cr.f[CR_FN_ID_log](s, s, (size_t)c);
+      for (int64_t i = 0; i < c; ++i) out[i] = s[i] + t[i];
+      return rc;
+    case RB_NN_LOGSUMEXP_B: /* g ⊗ e, written e ⊗ g (one product, commutative) */
+      for (int64_t i = 0; i < c; ++i) k->sub_s(x + i * n, j->aux[r0 + i], buf + i * n, n);
+      j->cr.f[CR_FN_ID_exp](buf, buf, (size_t)(c * n));
+      for (int64_t i = 0; i < c; ++i)
+        k->scale_affine(buf + i * n, j->g[r0 + i], NULL, NULL, out + i * n, n);
       return rc;
     default: return -1;
   }
@@ -272,15 +292,19 @@ static int rows_run(rows_job *j, const rb_context *cfg, int64_t work) {
 }
 
 int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
-               float *out, int64_t rows, int64_t n) {
+               const float *aux, float *out, int64_t rows, int64_t n) {
   if (op < 0 || op >= RB_NN_ROW_OPS) return -1;
-  if ((op == RB_NN_SOFTMAX_B || op == RB_NN_LOG_SOFTMAX_B) && g == NULL) return -1;
+  if ((op == RB_NN_SOFTMAX_B || op == RB_NN_LOG_SOFTMAX_B || op == RB_NN_LOGSUMEXP_B) &&
+      g == NULL)
+    return -1;
+  if (op == RB_NN_LOGSUMEXP_B && aux == NULL) return -1;
   rows_job *j = calloc(1, sizeof *j);
   if (j == NULL) return -2;
   j->op = op;
   j->order = order;
   j->x = x;
   j->g = g;
+  j->aux = aux;
   j->out = out;
   j->rows = rows;
   j->n = n;
