@@ -325,3 +325,37 @@ def test_logsumexp_is_its_composition(path, order):
         assert same(first, formula), dims
     y = rt.logsumexp(x, 2, order=order)
     assert y.shape == (7, 5) and same(y, _nn._logsumexp_graph(x, (2,), order)[..., 0])
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_batch_norm_training_is_its_composition(path, order):
+    from reproblas.torch import _layers
+    x = torch.randn(7, 4, 5, 6, generator=torch.Generator().manual_seed(22)) * 3
+    x[:, 2] *= 1e-40  # subnormal values and squares
+    x[5, 3, 1, 2] = 2e19  # squares overflow: r = 0
+    x[0, 1, 0, 0] = -0.0
+    g = torch.randn(x.shape, generator=torch.Generator().manual_seed(23))
+    w = torch.randn(4, generator=torch.Generator().manual_seed(24))
+    b = torch.randn(4, generator=torch.Generator().manual_seed(25))
+    for shape in ((7, 4, 5, 6), (7, 4)):
+        xs = x.reshape(7, 4, -1)[:, :, 0].contiguous() if len(shape) == 2 else x
+        results = []
+        for use_kernel in (True, False):
+            rm, rv = torch.zeros(4), torch.ones(4)
+            ins = [t.clone().requires_grad_() for t in (xs, w, b)]
+            usable = K.usable
+            if not use_kernel:
+                K.usable = lambda *t: False
+            try:
+                y = rt.batch_norm(ins[0], rm, rv, ins[1], ins[2], training=True, order=order)
+                grads = torch.autograd.grad(y, ins, g.reshape(7, 4, -1)[:, :, 0]
+                                            if len(shape) == 2 else g)
+            finally:
+                K.usable = usable
+            results.append([y, rm, rv, *grads])
+            if use_kernel:  # y = (y0 ⊗ w) ⊕ b
+                assert type(y.grad_fn.next_functions[0][0].next_functions[0][0]).__name__ \
+                    == "_BatchNormTrainBackward"
+        assert torch.isfinite(results[0][0]).all() and (results[0][0] != 0).any()
+        for a, c in zip(*results):
+            assert same(a, c), shape

@@ -95,14 +95,15 @@ def logsumexp_backward(order, x, dims, r, g):
 
 
 def norm(rms, order, x, k, weight, bias, eps):
-    """layer_norm / rms_norm over the last k axes: (y, stats (rows, 2): mu and r per row)."""
+    """layer_norm / rms_norm over the last k axes: (y, stats (rows, 3): mu, r and the sum of
+    squares per row)."""
     a = _array(x)
     n = 1
     for s in x.shape[x.ndim - k:]:
         n *= s
     a2 = a.reshape(-1, n)
     y = torch.empty(x.shape, dtype=torch.float32)
-    stats = torch.empty((a2.shape[0], 2), dtype=torch.float32)
+    stats = torch.empty((a2.shape[0], 3), dtype=torch.float32)
     w = None if weight is None else _array(weight).reshape(-1)
     b = None if bias is None else _array(bias).reshape(-1)
     _core.nn_norm(rms, _ORDERS[order], a2, w, b, float(eps), y.numpy().reshape(a2.shape),

@@ -46,7 +46,7 @@ int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const f
  * y = d ⊗ r, then ⊗ w, ⊕ b where given (NULL: absent; eps rounded once to float32,
  * in the library's environment); rms_norm (rms = 1):
  * r = rsqrt((Σ (x ⊗ x) ⊘ n) ⊕ eps), y = x ⊗ r, then ⊗ w. stats (NULL, or
- * 2 floats per row) receives (mu, r) (rms_norm: (+0, r)). */
+ * 3 floats per row) receives (mu, r, Σ (d ⊗ d)) (rms_norm: (+0, r, Σ (x ⊗ x))). */
 int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
                const float *b, double eps, float *y, float *stats, int64_t rows, int64_t n);
 

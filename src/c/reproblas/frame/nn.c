@@ -198,13 +198,16 @@ static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, floa
   }
   k->mul(d, d, buf, c * n);
   rc |= block_sums(j, buf, c, t);
-  for (int64_t i = 0; i < c; ++i) t[i] = t[i] / nf + j->eps;
+  for (int64_t i = 0; i < c; ++i) {
+    if (j->stats) j->stats[3 * (r0 + i) + 2] = t[i];
+    t[i] = t[i] / nf + j->eps;
+  }
   j->cr.f[CR_FN_ID_rsqrt](t, t, (size_t)c);
   for (int64_t i = 0; i < c; ++i) {
     k->scale_affine(d + i * n, t[i], j->w, j->rms ? NULL : j->b, y + i * n, n);
     if (j->stats) {
-      j->stats[2 * (r0 + i)] = j->rms ? 0.0f : s[i];
-      j->stats[2 * (r0 + i) + 1] = t[i];
+      j->stats[3 * (r0 + i)] = j->rms ? 0.0f : s[i];
+      j->stats[3 * (r0 + i) + 1] = t[i];
     }
   }
   return rc;
@@ -219,15 +222,15 @@ static int norm_block_b(const rows_job *j, int64_t r0, int64_t c, float *buf, fl
   int rc = 0;
   for (int64_t i = 0; i < c; ++i) {
     const int64_t o = (r0 + i) * n;
-    k->norm_b1(j->x + o, j->g + o, j->w, j->stats[2 * (r0 + i)], j->stats[2 * (r0 + i) + 1],
+    k->norm_b1(j->x + o, j->g + o, j->w, j->stats[3 * (r0 + i)], j->stats[3 * (r0 + i) + 1],
                j->rms, buf + i * n, j->gw ? j->gw + o : NULL, n);
   }
   rc |= block_sums(j, buf, c, s); /* gr */
   for (int64_t i = 0; i < c; ++i) {
     const int64_t o = (r0 + i) * n;
-    const float r = j->stats[2 * (r0 + i) + 1];
+    const float r = j->stats[3 * (r0 + i) + 1];
     const float gq = (s[i] * (((r * r) * r) * -0.5f)) / nf;
-    k->norm_b2(j->x + o, j->g + o, j->w, j->stats[2 * (r0 + i)], r, gq, j->rms, j->out + o,
+    k->norm_b2(j->x + o, j->g + o, j->w, j->stats[3 * (r0 + i)], r, gq, j->rms, j->out + o,
                buf + i * n, n);
   }
   if (j->rms) return rc;
