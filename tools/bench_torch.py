@@ -52,6 +52,15 @@ def cnn():
         torch.nn.Linear(64, 10))
 
 
+def cnn_bn():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.BatchNorm2d(16), torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2), torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.BatchNorm2d(32),
+        torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(),
+        torch.nn.Linear(32 * 8 * 8, 10))
+
+
 def mlp():
     torch.manual_seed(0)
     return torch.nn.Sequential(
@@ -90,6 +99,7 @@ def cases():
                        lambda: rt.layer_norm(x2, (1024,), w, b)),
         "layer_norm fwd+bwd": (fwd_bwd(F.layer_norm, x2, (1024,), w, b),
                                fwd_bwd(rt.layer_norm, x2, (1024,), w, b)),
+        "logsumexp fwd+bwd": (fwd_bwd(torch.logsumexp, x2, -1), fwd_bwd(rt.logsumexp, x2, -1)),
         "gelu": (lambda: F.gelu(x1), lambda: rt.gelu(x1)),
         "gelu fwd+bwd": (fwd_bwd(F.gelu, x1), fwd_bwd(rt.gelu, x1)),
         "gelu tanh": (lambda: F.gelu(x1, approximate="tanh"),
@@ -97,10 +107,11 @@ def cases():
         "silu fwd+bwd": (fwd_bwd(F.silu, x1), fwd_bwd(rt.silu, x1)),
         "sigmoid": (lambda: torch.sigmoid(x1), lambda: rt.sigmoid(x1)),
     }
-    for name, make, data, lab_ in (("cnn", cnn, img, lab), ("mlp", mlp, vec, vlab)):
+    for name, make, data, lab_ in (("cnn", cnn, img, lab), ("cnn+bn", cnn_bn, img, lab),
+                                   ("mlp", mlp, vec, vlab)):
         for train in (False, True):
-            theirs = make()
-            ours = rt.convert(make())
+            theirs = make().train(train)
+            ours = rt.convert(make()).train(train)
             key = f"{name} {'train step' if train else 'inference'}"
             out[key] = (step(theirs, F.cross_entropy, data, lab_, train),
                         step(ours, rt.cross_entropy, data, lab_, train))
