@@ -262,8 +262,11 @@ static void rows_part(void *ctx, int part, int parts) {
   free(buf);
 }
 
-/* Rows per block: about 64 KiB of each operand, at most 32 rows. */
-enum { RB_NN_BLOCK_FLOATS = 16384, RB_NN_BLOCK_ROWS = 32 };
+/* Rows per block: about 64 KiB of each operand, at most 32 rows, but at least 16 (the gemv
+ * kernel interleaves the sequential chains of that many rows: one long row alone is a chain
+ * of additions, latency-bound) while the scratch block stays within 8 MiB. */
+enum { RB_NN_BLOCK_FLOATS = 16384, RB_NN_BLOCK_ROWS = 32, RB_NN_BLOCK_MIN_ROWS = 16,
+       RB_NN_SCRATCH_FLOATS = 1 << 21 };
 
 static int rows_run(rows_job *j, const rb_context *cfg, int64_t work) {
   if (j->order != RB_SEQUENTIAL && j->order != RB_PAIRWISE && j->order != RB_KAHAN &&
@@ -278,6 +281,9 @@ static int rows_run(rows_job *j, const rb_context *cfg, int64_t work) {
   j->one.threads = 1;
   j->block = RB_NN_BLOCK_FLOATS / j->n;
   if (j->block > RB_NN_BLOCK_ROWS) j->block = RB_NN_BLOCK_ROWS;
+  if (j->block < RB_NN_BLOCK_MIN_ROWS) j->block = RB_NN_BLOCK_MIN_ROWS;
+  if (j->block > RB_NN_SCRATCH_FLOATS / j->n) j->block = RB_NN_SCRATCH_FLOATS / j->n;
+  if (j->block > j->rows) j->block = j->rows;
   if (j->block < 1) j->block = 1;
   float *ones = malloc((size_t)j->n * sizeof(float));
   if (ones == NULL) return -2;
