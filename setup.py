@@ -73,13 +73,14 @@ extensions = [
         "reproblas._core",
         sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/frame/{f}.c" for f in (
             "level1", "thread", "level3", "gemm_blocks", "trsm", "trmm", "level2", "conv_gather",
-            "conv_seq", "conv_driver", "context", "scan", "exact", "kahan")] + [
+            "conv_seq", "conv_driver", "context", "scan", "exact", "kahan", "nn")] + [
             f"src/c/reproblas/kernels/{isa}/{f}.c" for isa in ("scalar", "avx2", "avx512")
-            for f in ("level1", "gemm", "conv", "level2", "exact", "kahan")] + COMMON + [CAPI_ENV],
+            for f in ("level1", "gemm", "conv", "level2", "exact", "kahan", "nn")]
+        + COMMON + [CAPI_ENV] + CRLIBM,  # nn.c: the fused torch ops call the crlibm kernels
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
         depends=headers("src/c/reproblas", "src/c/lanes", "src/c/order", "src/c/common",
-                        "src/c/capi"),
+                        "src/c/capi", "src/c/crlibm"),
         libraries=["m"],
     ),
     # The verifier: its own C core plus the same crlibm objects. MPFR is loaded

@@ -963,3 +963,103 @@ def level2(int op, int order, tuple desc, cnp.ndarray a not None, cnp.ndarray al
     if rc != 0:
         raise RuntimeError(f"reproblas core rejected a level-2 call (op={op}, isa={isa}, "
                            f"order={order}, matrix={desc})")
+
+
+# ---- fused deep-learning ops of reproblas.torch (src/c/reproblas/nn.h) ----
+
+cdef extern from "nn.h":
+    int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, float *out,
+                  int64_t n) nogil
+    int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
+                   const float *aux, float *out, int64_t rows, int64_t n) nogil
+    int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
+                   const float *b, double eps, float *y, float *stats, int64_t rows,
+                   int64_t n) nogil
+    int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *x,
+                            const float *w, const float *g, const float *stats, float *dx,
+                            float *gw, int64_t rows, int64_t n) nogil
+
+# the ops' codes (nn.h's enums, in order)
+NN_MAP_OPS = ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "sigmoid", "silu", "gelu",
+              "gelu_tanh")
+NN_ROW_OPS = ("softmax", "log_softmax", "softmax_b", "log_softmax_b", "logsumexp",
+              "logsumexp_b")
+
+
+cdef const float *_f32_or_null(cnp.ndarray a):
+    return NULL if a is None else <const float *>cnp.PyArray_DATA(a)
+
+
+cdef int _nn_rc(int rc, str routine) except -1:
+    if rc == -2:
+        raise MemoryError(f"reproblas core: no scratch memory for {routine}")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected {routine}")
+    return 0
+
+
+def nn_map(int op, cnp.ndarray x not None, cnp.ndarray g, cnp.ndarray out not None, int isa,
+           int threads):
+    """out = op(x), or op's gradient for g (op >= len(NN_MAP_OPS): the _B ops); C-contiguous
+    float32 arrays of one size (checked by the caller)."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pg = _f32_or_null(g)
+    cdef float *po = <float *>cnp.PyArray_DATA(out)
+    cdef int64_t n = x.size
+    cdef int rc
+    with nogil:
+        rc = rb_nn_map(op, cfg, px, pg, po, n)
+    return _nn_rc(rc, "nn_map")
+
+
+def nn_rows(int op, int order, cnp.ndarray x not None, cnp.ndarray g, cnp.ndarray aux,
+            cnp.ndarray out not None, int64_t rows, int64_t n, int isa, int threads):
+    """A row op of nn.h over the C-contiguous float32 (rows, n) arrays (g, aux and out of
+    the logsumexp ops: one value per row)."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pg = _f32_or_null(g)
+    cdef const float *pa = _f32_or_null(aux)
+    cdef float *po = <float *>cnp.PyArray_DATA(out)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_rows(op, order, cfg, px, pg, pa, po, rows, n)
+    return _nn_rc(rc, "nn_rows")
+
+
+def nn_norm(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndarray b,
+            double eps, cnp.ndarray y not None, cnp.ndarray stats, int64_t rows, int64_t n,
+            int isa, int threads):
+    """layer_norm (rms False) or rms_norm over the C-contiguous float32 (rows, n) x."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pw = _f32_or_null(w)
+    cdef const float *pb = _f32_or_null(b)
+    cdef float *py = <float *>cnp.PyArray_DATA(y)
+    cdef float *ps = NULL if stats is None else <float *>cnp.PyArray_DATA(stats)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_norm(rms, order, cfg, px, pw, pb, eps, py, ps, rows, n)
+    return _nn_rc(rc, "nn_norm")
+
+
+def nn_norm_backward(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w,
+                     cnp.ndarray g not None, cnp.ndarray stats not None, cnp.ndarray dx not None,
+                     cnp.ndarray gw, int64_t rows, int64_t n, int isa, int threads):
+    """The first-order backward of nn_norm (nn.h): dx, and the rows of g ⊗ y0 into gw."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pw = _f32_or_null(w)
+    cdef const float *pg = <const float *>cnp.PyArray_DATA(g)
+    cdef const float *ps = <const float *>cnp.PyArray_DATA(stats)
+    cdef float *pdx = <float *>cnp.PyArray_DATA(dx)
+    cdef float *pgw = NULL if gw is None else <float *>cnp.PyArray_DATA(gw)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_norm_backward(rms, order, cfg, px, pw, pg, ps, pdx, pgw, rows, n)
+    return _nn_rc(rc, "nn_norm_backward")

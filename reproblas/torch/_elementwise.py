@@ -1,8 +1,10 @@
 """The seven crlibm_py functions as differentiable tensor operations (docs/contract.md §5.7).
 
-Forward: the crlibm_py ufunc on the tensor's memory (``detach().numpy()``, no copy), result
-back through ``torch.from_numpy``. Backward: the derivative written in the contract, with these
-functions and PyTorch's IEEE arithmetic, so it is differentiable again.
+Forward: the crlibm kernels through the fused C kernels (``_kernels``). Backward: the
+derivative written in the contract; a first-order backward runs it as one C kernel in the
+library's floating-point environment, a backward that builds a graph (``create_graph=True``)
+writes it with these functions and PyTorch's IEEE arithmetic, so it is differentiable again.
+Both give the same bits.
 """
 import contextlib
 import math
@@ -10,8 +12,8 @@ import math
 import numpy as np
 import torch
 
-import crlibm_py
 
+from . import _kernels as K
 from ._prims import array, tensor
 
 _F32 = (torch.float32,)
@@ -42,8 +44,16 @@ def _np64(name, x):
 def _apply(name, x_t):
     if _reference64[0] and x_t.dtype == torch.float64:
         return tensor(_np64(name, array(x_t, "input", name)))
-    x = array(x_t, "input", name, _F32)
-    return tensor(crlibm_py.ufuncs[name](x))
+    array(x_t, "input", name, _F32)
+    return K.map_forward(name, x_t)
+
+
+def _kernel_grad(name, saved, g):
+    """The first-order derivative as one C kernel, or None when a graph is being built
+    (create_graph=True: the differentiable formula) or the operands do not suit it."""
+    if torch.is_grad_enabled() or not K.usable(saved, g):
+        return None
+    return K.map_backward(name, saved, g)
 
 
 def _const(c, like):
@@ -61,6 +71,9 @@ class _Exp(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        k = _kernel_grad("exp", y, g)
+        if k is not None:
+            return k
         return g * y
 
 
@@ -73,6 +86,9 @@ class _Log(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        k = _kernel_grad("log", x, g)
+        if k is not None:
+            return k
         return g / x
 
 
@@ -85,6 +101,9 @@ class _Sin(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        k = _kernel_grad("sin", x, g)
+        if k is not None:
+            return k
         return g * cos(x)
 
 
@@ -97,6 +116,9 @@ class _Cos(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        k = _kernel_grad("cos", x, g)
+        if k is not None:
+            return k
         return -(g * sin(x))
 
 
@@ -110,6 +132,9 @@ class _Tanh(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        k = _kernel_grad("tanh", y, g)
+        if k is not None:
+            return k
         return g * (1.0 - y * y)
 
 
@@ -122,6 +147,9 @@ class _Erf(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        k = _kernel_grad("erf", x, g)
+        if k is not None:
+            return k
         return g * (exp(-(x * x)) * _const(2.0 / math.sqrt(math.pi), x))
 
 
@@ -135,6 +163,9 @@ class _Rsqrt(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        k = _kernel_grad("rsqrt", y, g)
+        if k is not None:
+            return k
         return g * (((y * y) * y) * -0.5)
 
 

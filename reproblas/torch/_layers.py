@@ -12,6 +12,7 @@ import torch
 from reproblas import _validate
 
 from . import _elementwise as E
+from . import _kernels as K
 from . import _nn
 from ._functions import conv2d, matmul
 from ._prims import array, expand, rsum
@@ -39,6 +40,40 @@ def _image(input, routine, dtypes=None):
 
 
 # ---- batch norm ----
+
+class _BatchNormTrain(torch.autograd.Function):
+    """Training batch norm before its affine step, as the layer-norm C kernels over each
+    channel's values (the channel axis moved first: each channel's values in C order over
+    the other axes, docs/contract.md §5.7). Also gives mu and s = Σ (d ⊗ d) per channel (the
+    running statistics; no gradient). A backward that builds a graph goes through the
+    composition (the same bits)."""
+
+    @staticmethod
+    def forward(ctx, x, dims, n, eps, order):
+        xt = x.transpose(0, 1)
+        y, stats = K.norm(False, order, xt, xt.ndim - 1, None, None, eps)
+        ctx.save_for_backward(x, stats)
+        ctx.args = (dims, n, eps, order)
+        kept = [1] * x.ndim
+        kept[1] = x.shape[1]
+        mu, s = stats[:, 0].reshape(kept).clone(), stats[:, 2].reshape(kept).clone()
+        ctx.mark_non_differentiable(mu, s)
+        return y.transpose(0, 1).contiguous(), mu, s
+
+    @staticmethod
+    def backward(ctx, g, _gmu, _gs):
+        x, stats = ctx.saved_tensors
+        dims, n, eps, order = ctx.args
+        if torch.is_grad_enabled() or not K.usable(g):
+            with torch.enable_grad():
+                y = _nn._layer_norm_graph(x, dims, n, None, None, eps, order)
+                (dx,) = torch.autograd.grad(y, x, g, create_graph=torch.is_grad_enabled())
+            return dx, None, None, None, None
+        xt = x.transpose(0, 1)
+        dx, _ = K.norm_backward(False, order, xt, xt.ndim - 1, None, g.transpose(0, 1), stats,
+                                False)
+        return dx.transpose(0, 1).contiguous(), None, None, None, None
+
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5, *, order="sequential"):
@@ -72,10 +107,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if n <= 1:
             raise ValueError(f"reproblas.torch.batch_norm: training needs more than one value "
                              f"per channel, got input shape {tuple(input.shape)}")
-        mu = rsum(input, dims, True, order) / n
-        d = input - expand(mu, input.shape, order)
-        s = rsum(d * d, dims, True, order)
-        y = d * expand(E.rsqrt(s / n + eps), input.shape, order)
+        if K.usable(input) and input.numel() > 0:
+            y, mu, s = _BatchNormTrain.apply(input, dims, n, eps, order)
+        else:
+            mu = rsum(input, dims, True, order) / n
+            d = input - expand(mu, input.shape, order)
+            s = rsum(d * d, dims, True, order)
+            y = d * expand(E.rsqrt(s / n + eps), input.shape, order)
         if running_mean is not None or running_var is not None:
             with torch.no_grad():
                 keep = 1.0 - momentum

@@ -4,8 +4,10 @@ Every reduction is an ordered reproblas sum (``rsum``), every transcendental a c
 function, every other step one IEEE operation; broadcasts go through ``expand``, whose gradient
 is an ordered sum too. softmax, log_softmax and logsumexp are autograd Functions with the
 written derivative; the others are compositions, differentiated by the chain rule over the
-same primitives. All are compositions of reproblas and crlibm_py calls (no dedicated kernels
-yet), so a row's result depends on that row alone.
+same primitives. On float32 tensors the activations, softmax, log_softmax and the norms run as
+fused C kernels (``_kernels``) with the bits of those compositions, which stay written here
+(``*_graph``): they define the ops, serve float64 and build the graph of a backward that is
+differentiated again. A row's result depends on that row alone.
 """
 import math
 
@@ -16,6 +18,7 @@ import reproblas
 from reproblas import _validate
 
 from . import _elementwise as E
+from . import _kernels as K
 from ._prims import array, dims_of, expand, rsum, tensor
 
 _ANY = (torch.float32, torch.float64)
@@ -60,16 +63,68 @@ def relu(input):
     return torch.relu(input)
 
 
+def _sigmoid_graph(x):
+    return torch.reciprocal(1.0 + E.exp(-x))
+
+
+def _silu_graph(x):
+    return x * _sigmoid_graph(x)
+
+
+def _gelu_graph(x):
+    return (x * 0.5) * (1.0 + E.erf(x * E._const(1.0 / math.sqrt(2.0), x)))
+
+
+def _gelu_tanh_graph(x):
+    cube = (x * x) * x
+    inner = (x + cube * E._const(0.044715, x)) * E._const(math.sqrt(2.0 / math.pi), x)
+    return (x * 0.5) * (1.0 + E.tanh(inner))
+
+
+_GRAPHS = {"sigmoid": _sigmoid_graph, "silu": _silu_graph, "gelu": _gelu_graph,
+           "gelu_tanh": _gelu_tanh_graph}
+
+
+def _regraph(x, graph, g):
+    """The gradient of graph at the saved x for g, through the composition with a graph of its
+    own (a backward with create_graph=True: the same bits as the kernels)."""
+    with torch.enable_grad():
+        return torch.autograd.grad(graph(x), x, g, create_graph=True)[0]
+
+
+class _Activation(torch.autograd.Function):
+    """A fused activation: forward and first-order backward as C kernels."""
+
+    @staticmethod
+    def forward(ctx, x, name):
+        ctx.save_for_backward(x)
+        ctx.name = name
+        return K.map_forward(name, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        if torch.is_grad_enabled() or not K.usable(g):
+            return _regraph(x, _GRAPHS[ctx.name], g), None
+        return K.map_backward(ctx.name, x, g), None
+
+
+def _activation(name, input):
+    if K.usable(input):
+        return _Activation.apply(input, name)
+    return _GRAPHS[name](input)
+
+
 def sigmoid(input):
     """``1 ⊘ (1 ⊕ exp(−x))`` with the correctly rounded exp."""
     _check(input, "input", "sigmoid", E.dtypes())
-    return torch.reciprocal(1.0 + E.exp(-input))
+    return _activation("sigmoid", input)
 
 
 def silu(input):
     """``x ⊗ sigmoid(x)``."""
     _check(input, "input", "silu", E.dtypes())
-    return input * sigmoid(input)
+    return _activation("silu", input)
 
 
 def tanh(input):
@@ -81,14 +136,10 @@ def gelu(input, approximate="none"):
     """GELU: ``(x ⊗ 0.5) ⊗ (1 ⊕ erf(x ⊗ 1/√2))``, or with ``approximate='tanh'``
     ``(x ⊗ 0.5) ⊗ (1 ⊕ tanh((x ⊕ x³ ⊗ 0.044715) ⊗ √(2/π)))`` (docs/contract.md §5.7)."""
     _check(input, "input", "gelu", E.dtypes())
-    half = input * 0.5
     if approximate == "none":
-        return half * (1.0 + E.erf(input * E._const(1.0 / math.sqrt(2.0), input)))
+        return _activation("gelu", input)
     if approximate == "tanh":
-        cube = (input * input) * input
-        inner = (input + cube * E._const(0.044715, input)) * E._const(math.sqrt(2.0 / math.pi),
-                                                                       input)
-        return half * (1.0 + E.tanh(inner))
+        return _activation("gelu_tanh", input)
     raise ValueError(f"reproblas.torch.gelu: approximate must be 'none' or 'tanh', got "
                      f"{approximate!r}")
 
@@ -136,11 +187,21 @@ def _sum_np(t, dim, order):
     return tensor(reproblas.sum(array(t, "input", "sum"), order, axis=dim, keepdims=True))
 
 
+def _softmax_graph(x, dim, order):
+    """The forward graph, composed (float64; the kernels' reference in tests)."""
+    e = E._apply("exp", x.detach() - _shift(x, dim))
+    return e / _sum_np(e, dim, order)
+
+
+def _log_softmax_graph(x, dim, order):
+    z = x.detach() - _shift(x, dim)
+    return z - E._apply("log", _sum_np(E._apply("exp", z), dim, order))
+
+
 class _Softmax(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, order):
-        e = E._apply("exp", x.detach() - _shift(x, dim))
-        y = e / _sum_np(e, dim, order)
+        y = K.rows("softmax", order, x, dim) if K.usable(x) else _softmax_graph(x, dim, order)
         ctx.save_for_backward(y)
         ctx.dim, ctx.order = dim, order
         return y
@@ -148,6 +209,8 @@ class _Softmax(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if not torch.is_grad_enabled() and K.usable(y, g):
+            return K.rows("softmax_b", ctx.order, y, ctx.dim, g), None, None
         s = rsum(g * y, ctx.dim, True, ctx.order)
         return y * (g - expand(s, y.shape, ctx.order)), None, None
 
@@ -155,8 +218,8 @@ class _Softmax(torch.autograd.Function):
 class _LogSoftmax(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dim, order):
-        z = x.detach() - _shift(x, dim)
-        y = z - E._apply("log", _sum_np(E._apply("exp", z), dim, order))
+        y = K.rows("log_softmax", order, x, dim) if K.usable(x) else \
+            _log_softmax_graph(x, dim, order)
         ctx.save_for_backward(y)
         ctx.dim, ctx.order = dim, order
         return y
@@ -164,16 +227,23 @@ class _LogSoftmax(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if not torch.is_grad_enabled() and K.usable(y, g):
+            return K.rows("log_softmax_b", ctx.order, y, ctx.dim, g), None, None
         s = rsum(g, ctx.dim, True, ctx.order)
         return g - E.exp(y) * expand(s, y.shape, ctx.order), None, None
+
+
+def _logsumexp_graph(x, dims, order):
+    """The forward graph, composed, keepdim shape (float64; the kernels' reference)."""
+    m = torch.amax(x.detach(), dim=dims, keepdim=True)
+    m = torch.where(torch.isinf(m), 0.0, m)
+    return E._apply("log", _sum_np(E._apply("exp", x.detach() - m), dims, order)) + m
 
 
 class _LogSumExp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim, order):
-        m = torch.amax(x.detach(), dim=dims, keepdim=True)
-        m = torch.where(torch.isinf(m), 0.0, m)
-        r = E._apply("log", _sum_np(E._apply("exp", x.detach() - m), dims, order)) + m
+        r = K.logsumexp(order, x, dims) if K.usable(x) else _logsumexp_graph(x, dims, order)
         ctx.dims, ctx.order, ctx.keepdim = dims, order, keepdim
         out = r if keepdim else r.reshape([n for i, n in enumerate(r.shape) if i not in dims])
         ctx.save_for_backward(x, out)
@@ -183,6 +253,9 @@ class _LogSumExp(torch.autograd.Function):
     def backward(ctx, g):
         x, out = ctx.saved_tensors
         kept = [1 if i in ctx.dims else n for i, n in enumerate(x.shape)]
+        if not torch.is_grad_enabled() and K.usable(x, g):
+            return (K.logsumexp_backward(ctx.order, x, ctx.dims, out.reshape(kept),
+                                         g.reshape(kept)), None, None, None)
         r = expand(out.reshape(kept), x.shape, ctx.order)
         return expand(g.reshape(kept), x.shape, ctx.order) * E.exp(x - r), None, None, None
 
@@ -246,13 +319,7 @@ def _norm_dims(input, normalized_shape, routine, **params):
     return tuple(range(input.ndim - k, input.ndim)), float(math.prod(shape))
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, *,
-               order="sequential"):
-    """``(x ⊖ μ) ⊗ rsqrt(v ⊕ eps)`` (two-pass mean and biased variance over the last axes),
-    then ``⊗ weight``, ``⊕ bias`` (docs/contract.md §5.7)."""
-    _check(input, "input", "layer_norm", E.dtypes())
-    order = _order(order, "layer_norm")
-    dims, n = _norm_dims(input, normalized_shape, "layer_norm", weight=weight, bias=bias)
+def _layer_norm_graph(input, dims, n, weight, bias, eps, order):
     mu = rsum(input, dims, True, order) / n
     d = input - expand(mu, input.shape, order)
     r = E.rsqrt(rsum(d * d, dims, True, order) / n + eps)
@@ -264,6 +331,71 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, *,
     return y
 
 
+def _rms_norm_graph(input, dims, n, weight, bias, eps, order):
+    r = E.rsqrt(rsum(input * input, dims, True, order) / n + eps)
+    y = input * expand(r, input.shape, order)
+    if weight is not None:
+        y = y * expand(weight, input.shape, order)
+    return y
+
+
+class _Norm(torch.autograd.Function):
+    """layer_norm / rms_norm as C kernels, forward and first-order backward; a backward that
+    builds a graph goes through the written graph (the same bits)."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, dims, n, eps, order, rms):
+        y, stats = K.norm(rms, order, input, len(dims), weight, bias, eps)
+        ctx.save_for_backward(input, weight, bias, stats)
+        ctx.args = (dims, n, eps, order, rms)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        input, weight, bias, stats = ctx.saved_tensors
+        dims, n, eps, order, rms = ctx.args
+        grads = [None] * 8
+        if torch.is_grad_enabled() or not K.usable(g):
+            wanted = [i for i in range(3) if ctx.needs_input_grad[i]]
+            graph = _rms_norm_graph if rms else _layer_norm_graph
+            with torch.enable_grad():
+                saved = (input, weight, bias)
+                y = graph(input, dims, n, weight, bias, eps, order)
+                got = torch.autograd.grad(y, [saved[i] for i in wanted], g,
+                                          create_graph=torch.is_grad_enabled())
+            for i, t in zip(wanted, got):
+                grads[i] = t
+            return tuple(grads)
+        dx, gw = K.norm_backward(rms, order, input, len(dims), weight, g, stats,
+                                 ctx.needs_input_grad[1])
+        lead = tuple(range(input.ndim - len(dims)))
+        if ctx.needs_input_grad[0]:
+            grads[0] = dx
+        if ctx.needs_input_grad[1]:  # the expand's gradient: the ordered sum over the rows
+            grads[1] = rsum(gw, lead, True, order).reshape(weight.shape) if lead else gw
+        if ctx.needs_input_grad[2]:
+            gb = g.expand(input.shape)
+            grads[2] = rsum(gb, lead, True, order).reshape(bias.shape) if lead else gb
+        return tuple(grads)
+
+
+def _norm(rms, input, dims, n, weight, bias, eps, order):
+    if K.usable(input, weight, bias) and input.numel() > 0:
+        return _Norm.apply(input, weight, bias, dims, n, eps, order, rms)
+    graph = _rms_norm_graph if rms else _layer_norm_graph
+    return graph(input, dims, n, weight, bias, eps, order)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, *,
+               order="sequential"):
+    """``(x ⊖ μ) ⊗ rsqrt(v ⊕ eps)`` (two-pass mean and biased variance over the last axes),
+    then ``⊗ weight``, ``⊕ bias`` (docs/contract.md §5.7)."""
+    _check(input, "input", "layer_norm", E.dtypes())
+    order = _order(order, "layer_norm")
+    dims, n = _norm_dims(input, normalized_shape, "layer_norm", weight=weight, bias=bias)
+    return _norm(False, input, dims, n, weight, bias, eps, order)
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None, *, order="sequential"):
     """``x ⊗ rsqrt(Σ x² ⊘ n ⊕ eps)`` over the last axes, then ``⊗ weight``."""
     _check(input, "input", "rms_norm", E.dtypes())
@@ -271,11 +403,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None, *, order="sequentia
     dims, n = _norm_dims(input, normalized_shape, "rms_norm", weight=weight)
     if eps is None:
         eps = torch.finfo(input.dtype).eps
-    r = E.rsqrt(rsum(input * input, dims, True, order) / n + eps)
-    y = input * expand(r, input.shape, order)
-    if weight is not None:
-        y = y * expand(weight, input.shape, order)
-    return y
+    return _norm(True, input, dims, n, weight, None, eps, order)
 
 
 # ---- losses ----

@@ -64,6 +64,28 @@ def dims_of(dim, ndim, routine):
     return tuple(sorted(out))
 
 
+def _ones_sum(x, dims, keepdim, order):
+    """reproblas.sum over `dims` as one product with a vector of ones: each result the ordered
+    sum of its slice's terms t·1 = t (exact products), in C index order over `dims`, so the
+    bits of reproblas.sum on that slice (docs/contract.md §2), in one core call instead of
+    one per slice. Over the leading axes: ones @ x; else the kept axes moved first (a copy
+    with the same values, the reduced axes keeping their order), then x @ ones. None where
+    reproblas.sum is as direct (all axes, no axis, empty operands)."""
+    nd, k = x.ndim, len(dims)
+    if k == 0 or k == nd or x.size == 0 or order not in ("sequential", "pairwise"):
+        return None
+    kept_axes = [i for i in range(nd) if i not in dims]
+    kept = tuple(x.shape[i] for i in kept_axes)
+    m = int(np.prod(kept))
+    if dims == tuple(range(k)):
+        s = reproblas.matmul(np.ones(x.size // m, x.dtype), x.reshape(-1, m), order=order)
+    else:
+        a = np.ascontiguousarray(x.transpose(kept_axes + list(dims))).reshape(m, -1)
+        s = reproblas.matmul(a, np.ones(a.shape[1], x.dtype), order=order)
+    shape = tuple(1 if i in dims else n for i, n in enumerate(x.shape)) if keepdim else kept
+    return s.reshape(shape)
+
+
 class _Sum(torch.autograd.Function):
     """x summed over `dims` (sorted), each result one reproblas.sum of its slice in C index
     order over the reduced axes (docs/contract.md §4.1 `axis=`)."""
@@ -74,7 +96,9 @@ class _Sum(torch.autograd.Function):
         ctx.shape, ctx.dims, ctx.keepdim, ctx.order = x_t.shape, dims, keepdim, order
         if x.ndim == 0:
             return x_t.detach().clone()
-        s = reproblas.sum(x, order, axis=dims, keepdims=keepdim)
+        s = _ones_sum(x, dims, keepdim, order)
+        if s is None:
+            s = reproblas.sum(x, order, axis=dims, keepdims=keepdim)
         return tensor(s)
 
     @staticmethod

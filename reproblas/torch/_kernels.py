@@ -1,0 +1,128 @@
+"""The fused C kernels of reproblas.torch (src/c/reproblas/nn.h), float32 CPU tensors.
+
+Each kernel computes the graph of docs/contract.md §5.7 bit for bit (tests compare it with
+the composition of reproblas sums, crlibm_py functions and PyTorch's IEEE operations that the
+contract writes), in the library's floating-point environment, on the path and thread count
+REPROBLAS_ISA / REPROBLAS_NUM_THREADS ask for.
+"""
+import torch
+
+from .. import _core, _cpu
+
+_MAP = {name: i for i, name in enumerate(_core.NN_MAP_OPS)}
+_ROW = {name: i for i, name in enumerate(_core.NN_ROW_OPS)}
+_ORDERS = {"sequential": 0, "pairwise": 1, "kahan": 2, "exact": 3}
+
+
+def usable(*tensors):
+    """Whether the kernels take these tensors: float32 CPU strided tensors (None: absent)."""
+    return all(t is None or (t.dtype == torch.float32 and t.device.type == "cpu" and
+                             t.layout == torch.strided) for t in tensors)
+
+
+def _array(t):
+    """t's values as a C-ordered float32 NumPy array (t's memory when it is contiguous)."""
+    t = t.detach()
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
+    return t.contiguous().numpy()
+
+
+def map_forward(name, x):
+    """op(x) elementwise: exp log sin cos tanh erf rsqrt sigmoid silu gelu gelu_tanh."""
+    out = torch.empty(x.shape, dtype=torch.float32)
+    _core.nn_map(_MAP[name], _array(x), None, out.numpy(), _cpu.isa(), _cpu.threads())
+    return out
+
+
+def map_backward(name, x, g):
+    """The gradient of op at x (y for exp, tanh, rsqrt) for the incoming g."""
+    out = torch.empty(x.shape, dtype=torch.float32)
+    _core.nn_map(len(_MAP) + _MAP[name], _array(x), _array(g.expand(x.shape)), out.numpy(),
+                 _cpu.isa(), _cpu.threads())
+    return out
+
+
+def _last(t, dim):
+    """t with `dim` moved last, as a C-ordered (rows, n) array, and how to move back."""
+    moved = t.movedim(dim, -1) if dim != t.ndim - 1 else t
+    a = _array(moved)
+    return a.reshape(-1, a.shape[-1] if a.ndim else 1), moved.shape
+
+
+def rows(name, order, x, dim, g=None):
+    """A row op over `dim` (softmax, log_softmax, and their backward with g)."""
+    a, shape = _last(x, dim)
+    ga = None if g is None else _last(g, dim)[0]
+    out = torch.empty(shape, dtype=torch.float32)
+    _core.nn_rows(_ROW[name], _ORDERS[order], a, ga, None, out.numpy().reshape(a.shape),
+                  a.shape[0], a.shape[1], _cpu.isa(), _cpu.threads())
+    return out.movedim(-1, dim).contiguous() if dim != x.ndim - 1 else out
+
+
+def _reduced_last(t, dims):
+    """t with the axes `dims` moved last (their order kept) as a C-ordered (rows, n) array."""
+    kept = [i for i in range(t.ndim) if i not in dims]
+    a = _array(t.permute(kept + list(dims)))
+    n = 1
+    for d in dims:
+        n *= t.shape[d]
+    return a.reshape(-1, n)
+
+
+def logsumexp(order, x, dims):
+    """log(Σ exp(x ⊖ m)) ⊕ m over `dims`, keepdim shape."""
+    a = _reduced_last(x, dims)
+    out = torch.empty([1 if i in dims else s for i, s in enumerate(x.shape)],
+                      dtype=torch.float32)
+    _core.nn_rows(_ROW["logsumexp"], _ORDERS[order], a, None, None, out.numpy().reshape(-1),
+                  a.shape[0], a.shape[1], _cpu.isa(), _cpu.threads())
+    return out
+
+
+def logsumexp_backward(order, x, dims, r, g):
+    """g ⊗ exp(x ⊖ r), r and g of the keepdim shape."""
+    kept = [i for i in range(x.ndim) if i not in dims]
+    a = _reduced_last(x, dims)
+    out = torch.empty([x.shape[i] for i in kept + list(dims)], dtype=torch.float32)
+    _core.nn_rows(_ROW["logsumexp_b"], _ORDERS[order], a, _array(g).reshape(-1),
+                  _array(r).reshape(-1), out.numpy().reshape(a.shape), a.shape[0], a.shape[1],
+                  _cpu.isa(), _cpu.threads())
+    inverse = [0] * x.ndim
+    for pos, axis in enumerate(kept + list(dims)):
+        inverse[axis] = pos
+    return out.permute(inverse).contiguous()
+
+
+def norm(rms, order, x, k, weight, bias, eps):
+    """layer_norm / rms_norm over the last k axes: (y, stats (rows, 3): mu, r and the sum of
+    squares per row)."""
+    a = _array(x)
+    n = 1
+    for s in x.shape[x.ndim - k:]:
+        n *= s
+    a2 = a.reshape(-1, n)
+    y = torch.empty(x.shape, dtype=torch.float32)
+    stats = torch.empty((a2.shape[0], 3), dtype=torch.float32)
+    w = None if weight is None else _array(weight).reshape(-1)
+    b = None if bias is None else _array(bias).reshape(-1)
+    _core.nn_norm(rms, _ORDERS[order], a2, w, b, float(eps), y.numpy().reshape(a2.shape),
+                  stats.numpy(), a2.shape[0], n, _cpu.isa(), _cpu.threads())
+    return y, stats
+
+
+def norm_backward(rms, order, x, k, weight, g, stats, want_weight):
+    """The first-order backward of norm(): (dx, rows of g ⊗ y0 shaped like x, or None)."""
+    a = _array(x)
+    n = 1
+    for s in x.shape[x.ndim - k:]:
+        n *= s
+    a2 = a.reshape(-1, n)
+    dx = torch.empty(x.shape, dtype=torch.float32)
+    gw = torch.empty(x.shape, dtype=torch.float32) if want_weight else None
+    w = None if weight is None else _array(weight).reshape(-1)
+    _core.nn_norm_backward(rms, _ORDERS[order], a2, w, _array(g.expand(x.shape)).reshape(-1, n),
+                           _array(stats), dx.numpy().reshape(a2.shape),
+                           None if gw is None else gw.numpy().reshape(a2.shape), a2.shape[0], n,
+                           _cpu.isa(), _cpu.threads())
+    return dx, gw

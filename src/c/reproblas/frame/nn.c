@@ -1,0 +1,367 @@
+/* Drivers of the fused deep-learning ops (nn.h): checks, the library's
+ * floating-point environment, the split over threads (elements in whole
+ * chunks, or whole rows) and the per-path kernels (nn_kernels.h). Each row's
+ * ordered sums have the bits of rb_sum on that row (docs/contract.md §4.1
+ * axis=): see the rows section. */
+#include "nn.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/fp_env.h"
+#include "../../common/isa.h"
+#include "crlibm_core.h"
+#include "level1.h"
+#include "level3.h"
+#include "nn_kernels.h"
+#include "partition.h"
+#include "thread.h"
+
+#if defined(__x86_64__)
+static const rb_nn_kernels *const tables[CR_ISA_COUNT] = {&rb_nn_scalar, &rb_nn_avx2,
+                                                          &rb_nn_avx512};
+#else
+static const rb_nn_kernels *const tables[CR_ISA_COUNT] = {&rb_nn_scalar, NULL, NULL};
+#endif
+
+static int nn_setup(const rb_context *cfg, rb_nn_cr *cr) {
+  if (cfg == NULL || cfg->isa < 0 || cfg->isa >= CR_ISA_COUNT || tables[cfg->isa] == NULL ||
+      !cr_isa_supported(cfg->isa))
+    return -1;
+  for (int f = 0; f < CR_FUNCTION_COUNT; ++f) {
+    cr->f[f] = cr_kernel(f, cfg->isa);
+    if (cr->f[f] == NULL) return -1;
+  }
+  return 0;
+}
+
+/* Work below which fewer threads are used: the level-1 threshold, over 8 (a
+ * crlibm function costs some tens of additions per element). */
+static int64_t nn_min_work(const rb_context *cx) {
+  return cx->min_per_thread / 8 > 0 ? cx->min_per_thread / 8 : 1;
+}
+
+/* ---- elementwise ---- */
+typedef struct {
+  const rb_nn_kernels *k;
+  rb_nn_cr cr;
+  int op;
+  const float *x, *g;
+  float *out;
+  int64_t n;
+} map_job;
+
+static void map_part(void *ctx, int part, int parts) {
+  const map_job *j = ctx;
+  const rb_share sh = rb_part_share(j->n, RB_NN_CHUNK, part, parts);
+  for (int64_t i = sh.lo; i < sh.hi; i += RB_NN_CHUNK) {
+    const int64_t m = sh.hi - i < RB_NN_CHUNK ? sh.hi - i : RB_NN_CHUNK;
+    if (m == RB_NN_CHUNK) {
+      j->k->chunk(j->op, &j->cr, j->x + i, j->g ? j->g + i : NULL, j->out + i);
+    } else { /* the tail through the same chunk code, zero-padded */
+      float bx[RB_NN_CHUNK] = {0}, bg[RB_NN_CHUNK] = {0}, bo[RB_NN_CHUNK];
+      memcpy(bx, j->x + i, (size_t)m * sizeof(float));
+      if (j->g) memcpy(bg, j->g + i, (size_t)m * sizeof(float));
+      j->k->chunk(j->op, &j->cr, bx, bg, bo);
+      memcpy(j->out + i, bo, (size_t)m * sizeof(float));
+    }
+  }
+}
+
+int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, float *out,
+              int64_t n) {
+  map_job job;
+  if (op < 0 || op >= RB_NN_MAP_OPS || n < 0 || nn_setup(cfg, &job.cr) != 0) return -1;
+  if (op >= RB_NN_EXP_B && g == NULL) return -1;
+  if (n == 0) return 0;
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
+  job.k = tables[cfg->isa];
+  job.op = op;
+  job.x = x;
+  job.g = op >= RB_NN_EXP_B ? g : NULL;
+  job.out = out;
+  job.n = n;
+  const int parts = rb_part_count(n, nn_min_work(cx), cx->threads,
+                                  (n + RB_NN_CHUNK - 1) / RB_NN_CHUNK);
+  cr_fenv_t saved = cr_fenv_enter();
+  rb_parallel(parts, map_part, &job);
+  cr_fenv_leave(saved);
+  return 0;
+}
+
+/* ---- rows ----
+ * A part takes its rows in blocks of up to `block` rows. The ordered sums of a block's rows
+ * are one rb_gemm with n = 1 against a vector of ones (single-threaded): row i's sum is
+ * that of its terms t·1 = t (exact products), which are rb_sum's bits on that row
+ * (docs/contract.md §2), and the gemv kernel runs the chains of several rows at once. */
+typedef struct {
+  const rb_nn_kernels *k;
+  rb_nn_cr cr;
+  rb_context one; /* the call's context on one thread: the rows' sums */
+  int op, order, rms;
+  const float *x, *g, *w, *b, *aux;
+  float eps;
+  float *out, *stats;
+  float *gw; /* norm backward: the rows of g ⊗ y0, or NULL */
+  const float *ones;
+  int64_t rows, n, block;
+  int status[RB_MAX_PARTS];
+} rows_job;
+
+/* s[i] = the ordered sum of row i of v (c rows of n, row stride n). */
+static int block_sums(const rows_job *j, const float *v, int64_t c, float *s) {
+  const float one = 1.0f, zero = 0.0f;
+  return rb_gemm(RB_F32, j->order, &j->one, RB_FULL, c, 1, j->n, &one, v, j->n, 1, j->ones, 1,
+                 1, &zero, s, 1, 1);
+}
+
+/* The block of c rows at row r0; buf holds block * n floats, s and t block floats each. */
+static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
+                         float *t) {
+  const rb_nn_kernels *k = j->k;
+  const int64_t n = j->n, o = r0 * n;
+  const float *x = j->x + o;
+  const float *g = j->g && j->op < RB_NN_LOGSUMEXP ? j->g + o : NULL;
+  float *out = j->op == RB_NN_LOGSUMEXP ? j->out + r0 : j->out + o;
+  int rc = 0;
+  switch (j->op) {
+    case RB_NN_SOFTMAX:
+      for (int64_t i = 0; i < c; ++i) {
+        const float m = k->max(x + i * n, n) + 0.0f; /* a −0 maximum becomes +0 */
+        k->sub_s(x + i * n, m, out + i * n, n);
+      }
+      j->cr.f[CR_FN_ID_exp](out, out, (size_t)(c * n));
+      rc = block_sums(j, out, c, s);
+      for (int64_t i = 0; i < c; ++i) k->div_s(out + i * n, s[i], out + i * n, n);
+      return rc;
+    case RB_NN_LOG_SOFTMAX:
+      for (int64_t i = 0; i < c; ++i) {
+        const float m = k->max(x + i * n, n) + 0.0f;
+        k->sub_s(x + i * n, m, out + i * n, n);
+      }
+      j->cr.f[CR_FN_ID_exp](out, buf, (size_t)(c * n));
+      rc = block_sums(j, buf, c, s);
+      j->cr.f[CR_FN_ID_log](s, t, (size_t)c);
+      for (int64_t i = 0; i < c; ++i) k->sub_s(out + i * n, t[i], out + i * n, n);
+      return rc;
+    case RB_NN_SOFTMAX_B: /* x: the forward's y */
+      k->mul(g, x, buf, c * n);
+      rc = block_sums(j, buf, c, s);
+      for (int64_t i = 0; i < c; ++i) k->softmax_b(x + i * n, g + i * n, s[i], out + i * n, n);
+      return rc;
+    case RB_NN_LOG_SOFTMAX_B:
+      rc = block_sums(j, g, c, s);
+      j->cr.f[CR_FN_ID_exp](x, buf, (size_t)(c * n));
+      for (int64_t i = 0; i < c; ++i)
+        k->log_softmax_b(buf + i * n, g + i * n, s[i], out + i * n, n);
+      return rc;
+    case RB_NN_LOGSUMEXP:
+      for (int64_t i = 0; i < c; ++i) {
+        float m = k->max(x + i * n, n);
+        if (m == (float)INFINITY || m == -(float)INFINITY) m = 0.0f; /* as PyTorch */
+        t[i] = m;
+        k->sub_s(x + i * n, m, buf + i * n, n);
+      }
+      j->cr.f[CR_FN_ID_exp](buf, buf, (size_t)(c * n));
+      rc = block_sums(j, buf, c, s);
+      j->cr.f[CR_FN_ID_log](s, s, (size_t)c);
+      for (int64_t i = 0; i < c; ++i) out[i] = s[i] + t[i];
+      return rc;
+    case RB_NN_LOGSUMEXP_B: /* g ⊗ e, written e ⊗ g (one product, commutative) */
+      for (int64_t i = 0; i < c; ++i) k->sub_s(x + i * n, j->aux[r0 + i], buf + i * n, n);
+      j->cr.f[CR_FN_ID_exp](buf, buf, (size_t)(c * n));
+      for (int64_t i = 0; i < c; ++i)
+        k->scale_affine(buf + i * n, j->g[r0 + i], NULL, NULL, out + i * n, n);
+      return rc;
+    default: return -1;
+  }
+}
+
+static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
+                      float *t) {
+  const rb_nn_kernels *k = j->k;
+  const int64_t n = j->n, o = r0 * n;
+  const float *x = j->x + o;
+  float *y = j->out + o;
+  const float nf = (float)n;
+  const float *d = x;
+  int rc = 0;
+  if (!j->rms) {
+    rc |= block_sums(j, x, c, s);
+    for (int64_t i = 0; i < c; ++i) {
+      s[i] = s[i] / nf; /* mu */
+      k->sub_s(x + i * n, s[i], y + i * n, n);
+    }
+    d = y;
+  }
+  k->mul(d, d, buf, c * n);
+  rc |= block_sums(j, buf, c, t);
+  for (int64_t i = 0; i < c; ++i) {
+    if (j->stats) j->stats[3 * (r0 + i) + 2] = t[i];
+    t[i] = t[i] / nf + j->eps;
+  }
+  j->cr.f[CR_FN_ID_rsqrt](t, t, (size_t)c);
+  for (int64_t i = 0; i < c; ++i) {
+    k->scale_affine(d + i * n, t[i], j->w, j->rms ? NULL : j->b, y + i * n, n);
+    if (j->stats) {
+      j->stats[3 * (r0 + i)] = j->rms ? 0.0f : s[i];
+      j->stats[3 * (r0 + i) + 1] = t[i];
+    }
+  }
+  return rc;
+}
+
+/* The norms' backward (nn.h); d and gy are recomputed where needed (the same bits). */
+static int norm_block_b(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
+                        float *t) {
+  const rb_nn_kernels *k = j->k;
+  const int64_t n = j->n;
+  const float nf = (float)n;
+  int rc = 0;
+  for (int64_t i = 0; i < c; ++i) {
+    const int64_t o = (r0 + i) * n;
+    k->norm_b1(j->x + o, j->g + o, j->w, j->stats[3 * (r0 + i)], j->stats[3 * (r0 + i) + 1],
+               j->rms, buf + i * n, j->gw ? j->gw + o : NULL, n);
+  }
+  rc |= block_sums(j, buf, c, s); /* gr */
+  for (int64_t i = 0; i < c; ++i) {
+    const int64_t o = (r0 + i) * n;
+    const float r = j->stats[3 * (r0 + i) + 1];
+    const float gq = (s[i] * (((r * r) * r) * -0.5f)) / nf;
+    k->norm_b2(j->x + o, j->g + o, j->w, j->stats[3 * (r0 + i)], r, gq, j->rms, j->out + o,
+               buf + i * n, n);
+  }
+  if (j->rms) return rc;
+  rc |= block_sums(j, buf, c, t); /* Σ (−gd) */
+  for (int64_t i = 0; i < c; ++i) { /* dx ⊕ gm, written dx ⊖ (−gm): the same operation */
+    float *dx = j->out + (r0 + i) * n;
+    k->sub_s(dx, -(t[i] / nf), dx, n);
+  }
+  return rc;
+}
+
+static void rows_part(void *ctx, int part, int parts) {
+  rows_job *j = ctx;
+  const rb_share sh = rb_part_share(j->rows, 1, part, parts);
+  if (sh.lo >= sh.hi) return;
+  float *buf = malloc((size_t)(j->block * j->n + 2 * j->block) * sizeof(float));
+  if (buf == NULL) {
+    j->status[part] = -2;
+    return;
+  }
+  float *s = buf + j->block * j->n, *t = s + j->block;
+  for (int64_t r = sh.lo; r < sh.hi && j->status[part] == 0; r += j->block) {
+    const int64_t c = sh.hi - r < j->block ? sh.hi - r : j->block;
+    const int rc = j->op == -2 ? norm_block_b(j, r, c, buf, s, t)
+                   : j->op == -1 ? norm_block(j, r, c, buf, s, t)
+                                 : softmax_block(j, r, c, buf, s, t);
+    if (rc != 0) j->status[part] = rc < 0 ? rc : -1;
+  }
+  free(buf);
+}
+
+/* Rows per block: about 64 KiB of each operand, at most 32 rows, but at least 16 (the gemv
+ * kernel interleaves the sequential chains of that many rows: one long row alone is a chain
+ * of additions, latency-bound) while the scratch block stays within 8 MiB. */
+enum { RB_NN_BLOCK_FLOATS = 16384, RB_NN_BLOCK_ROWS = 32, RB_NN_BLOCK_MIN_ROWS = 16,
+       RB_NN_SCRATCH_FLOATS = 1 << 21 };
+
+static int rows_run(rows_job *j, const rb_context *cfg, int64_t work) {
+  if (j->order != RB_SEQUENTIAL && j->order != RB_PAIRWISE && j->order != RB_KAHAN &&
+      j->order != RB_EXACT)
+    return -1;
+  if (j->rows < 0 || j->n < 1 || nn_setup(cfg, &j->cr) != 0) return -1;
+  if (j->rows == 0) return 0;
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
+  j->k = tables[cfg->isa];
+  j->one = *cx;
+  j->one.threads = 1;
+  j->block = RB_NN_BLOCK_FLOATS / j->n;
+  if (j->block > RB_NN_BLOCK_ROWS) j->block = RB_NN_BLOCK_ROWS;
+  if (j->block < RB_NN_BLOCK_MIN_ROWS) j->block = RB_NN_BLOCK_MIN_ROWS;
+  if (j->block > RB_NN_SCRATCH_FLOATS / j->n) j->block = RB_NN_SCRATCH_FLOATS / j->n;
+  if (j->block > j->rows) j->block = j->rows;
+  if (j->block < 1) j->block = 1;
+  float *ones = malloc((size_t)j->n * sizeof(float));
+  if (ones == NULL) return -2;
+  for (int64_t q = 0; q < j->n; ++q) ones[q] = 1.0f;
+  j->ones = ones;
+  const int parts = rb_part_count(work, nn_min_work(cx), cx->threads, j->rows);
+  for (int p = 0; p < parts; ++p) j->status[p] = 0;
+  cr_fenv_t saved = cr_fenv_enter();
+  rb_parallel(parts, rows_part, j);
+  cr_fenv_leave(saved);
+  free(ones);
+  for (int p = 0; p < parts; ++p)
+    if (j->status[p] != 0) return j->status[p];
+  return 0;
+}
+
+int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
+               const float *aux, float *out, int64_t rows, int64_t n) {
+  if (op < 0 || op >= RB_NN_ROW_OPS) return -1;
+  if ((op == RB_NN_SOFTMAX_B || op == RB_NN_LOG_SOFTMAX_B || op == RB_NN_LOGSUMEXP_B) &&
+      g == NULL)
+    return -1;
+  if (op == RB_NN_LOGSUMEXP_B && aux == NULL) return -1;
+  rows_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return -2;
+  j->op = op;
+  j->order = order;
+  j->x = x;
+  j->g = g;
+  j->aux = aux;
+  j->out = out;
+  j->rows = rows;
+  j->n = n;
+  const int rc = rows_run(j, cfg, rows * n);
+  free(j);
+  return rc;
+}
+
+int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
+               const float *b, double eps, float *y, float *stats, int64_t rows, int64_t n) {
+  rows_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return -2;
+  j->op = -1;
+  j->rms = rms != 0;
+  j->order = order;
+  j->x = x;
+  j->w = w;
+  j->b = b;
+  j->out = y;
+  j->stats = stats;
+  j->rows = rows;
+  j->n = n;
+  cr_fenv_t saved = cr_fenv_enter();
+  j->eps = (float)eps; /* rounded in the library's environment (docs/contract.md §0.3) */
+  cr_fenv_leave(saved);
+  const int rc = rows_run(j, cfg, rows * n);
+  free(j);
+  return rc;
+}
+
+int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *x,
+                        const float *w, const float *g, const float *stats, float *dx,
+                        float *gw, int64_t rows, int64_t n) {
+  if (x == NULL || g == NULL || stats == NULL || dx == NULL) return -1;
+  rows_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return -2;
+  j->op = -2;
+  j->rms = rms != 0;
+  j->order = order;
+  j->x = x;
+  j->w = w;
+  j->g = g;
+  j->stats = (float *)stats; /* read only here */
+  j->out = dx;
+  j->gw = gw;
+  j->rows = rows;
+  j->n = n;
+  const int rc = rows_run(j, cfg, rows * n);
+  free(j);
+  return rc;
+}

@@ -1,0 +1,63 @@
+/* Fused deep-learning kernels of reproblas.torch (docs/contract.md §5.7), float32.
+ *
+ * Each call computes the graph the contract writes for its op, one IEEE
+ * operation per node, the crlibm functions through their array kernels and
+ * every ordered sum with rb_sum's bits, inside the library's floating-point
+ * environment (fp_env.h). Threads split elements or rows, never an op's
+ * graph, so a result does not depend on the thread count or the code path.
+ * Return 0, -1 for a bad argument, -2 when scratch memory is missing.
+ */
+#ifndef RB_NN_H
+#define RB_NN_H
+
+#include <stdint.h>
+
+#include "context.h"
+
+/* Elementwise ops. Forward: out = op(x). Backward (_B): out = the gradient
+ * for the incoming gradient g; x is the op's input, or its output y for exp,
+ * tanh and rsqrt (what the autograd functions save). */
+enum rb_nn_map_op {
+  RB_NN_EXP = 0, RB_NN_LOG, RB_NN_SIN, RB_NN_COS, RB_NN_TANH, RB_NN_ERF, RB_NN_RSQRT,
+  RB_NN_SIGMOID, RB_NN_SILU, RB_NN_GELU, RB_NN_GELU_TANH,
+  RB_NN_EXP_B, RB_NN_LOG_B, RB_NN_SIN_B, RB_NN_COS_B, RB_NN_TANH_B, RB_NN_ERF_B,
+  RB_NN_RSQRT_B, RB_NN_SIGMOID_B, RB_NN_SILU_B, RB_NN_GELU_B, RB_NN_GELU_TANH_B,
+  RB_NN_MAP_OPS
+};
+int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, float *out,
+              int64_t n);
+
+/* Row ops over the last axis of a C-ordered (rows, n) array, n >= 1, each row's
+ * sums in `order` (level1.h):
+ *   SOFTMAX      out = e ⊘ Σ e, e = exp(x ⊖ m), m = max x ⊕ 0
+ *   LOG_SOFTMAX  out = z ⊖ log(Σ exp(z)), z = x ⊖ m
+ *   SOFTMAX_B    out = y ⊗ (g ⊖ Σ (g ⊗ y))        (x: the forward's y)
+ *   LOG_SOFTMAX_B out = g ⊖ (exp(y) ⊗ Σ g)         (x: the forward's y)
+ *   LOGSUMEXP    out[row] = log(Σ exp(x ⊖ m)) ⊕ m, m = max x, +0 where it is ±inf
+ *   LOGSUMEXP_B  out = g[row] ⊗ exp(x ⊖ r[row])   (r: aux, the forward's result)
+ * (g and aux, where read, hold one value per row for the LOGSUMEXP ops.) */
+enum rb_nn_row_op { RB_NN_SOFTMAX = 0, RB_NN_LOG_SOFTMAX, RB_NN_SOFTMAX_B, RB_NN_LOG_SOFTMAX_B,
+                    RB_NN_LOGSUMEXP, RB_NN_LOGSUMEXP_B, RB_NN_ROW_OPS };
+int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
+               const float *aux, float *out, int64_t rows, int64_t n);
+
+/* Normalisations over the last n elements of each row (docs/contract.md §5.7):
+ * layer_norm (rms = 0): mu = Σ x ⊘ n, d = x ⊖ mu, r = rsqrt((Σ (d ⊗ d) ⊘ n) ⊕ eps),
+ * y = d ⊗ r, then ⊗ w, ⊕ b where given (NULL: absent; eps rounded once to float32,
+ * in the library's environment); rms_norm (rms = 1):
+ * r = rsqrt((Σ (x ⊗ x) ⊘ n) ⊕ eps), y = x ⊗ r, then ⊗ w. stats (NULL, or
+ * 3 floats per row) receives (mu, r, Σ (d ⊗ d)) (rms_norm: (+0, r, Σ (x ⊗ x))). */
+int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
+               const float *b, double eps, float *y, float *stats, int64_t rows, int64_t n);
+
+/* Their first-order backward, as PyTorch's autograd computes it over the graph above, for the
+ * incoming gradient g and the forward's stats: dx, and where gw is not NULL the rows of
+ * g ⊗ y0 (y0 = d ⊗ r, or x ⊗ r; the weight's gradient is their ordered sum over the rows).
+ * layer_norm: gy = g ⊗ w (g without w), gr = Σ (gy ⊗ d),
+ * gq = (gr ⊗ (((r ⊗ r) ⊗ r) ⊗ −0.5)) ⊘ n, gd = ((gy ⊗ r) ⊕ (gq ⊗ d)) ⊕ (gq ⊗ d),
+ * dx = gd ⊕ (Σ (−gd) ⊘ n); rms_norm: the same with x for d, and dx = gd. */
+int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *x,
+                        const float *w, const float *g, const float *stats, float *dx,
+                        float *gw, int64_t rows, int64_t n);
+
+#endif /* RB_NN_H */
