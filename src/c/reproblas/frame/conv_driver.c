@@ -484,14 +484,17 @@ static int grad_weight_seq(int dtype, rb_context cfg, const rb_conv_shape *g, co
 }
 
 /* gw[k, c', r, s] over the terms (n, p, q) of grad_y (k rows) and x (c'
- * rows). Sequential: grad_weight_seq. Pairwise: per tap (r, s) and group, a
- * gemm of both operands gathered to contiguous rows. */
+ * rows). Sequential: grad_weight_seq. Pairwise (and depthwise sequential): per
+ * tap (r, s) and group, a gemm of both operands gathered to contiguous rows. */
 int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                           const void *x, const void *grad_y, void *grad_w) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   const int64_t cg = g->c / g->groups, kg = g->k / g->groups, size = conv_size(dtype);
   if (g->k == 0 || cg == 0 || g->r == 0 || g->s == 0) return 0;
-  if (order == RB_SEQUENTIAL)
+  /* Fewer than 4 outputs per tap and group (depthwise): the per-group setup
+   * of rb_conv_seq and its mostly empty row panels cost more than the gathers
+   * (1 x 1 channels per group: 2.5x slower), and the per-tap gemms are dot products. */
+  if (order == RB_SEQUENTIAL && kg * cg >= 4)
     return grad_weight_seq(dtype, rb_context_fix(cfg), g, x, grad_y, grad_w);
   const int64_t hw = g->h * g->w, pq = g->p * g->q;
   char *a = malloc((size_t)((kg + cg) * g->n * pq * size + 1));
