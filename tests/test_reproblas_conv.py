@@ -489,3 +489,30 @@ def test_grad_weight_sequential_many_channels(dtype, monkeypatch):
         for cfg in each_config(monkeypatch, tunings=TUNINGS, threads=[1, 3]):
             check(rb.conv2d_grad_weight(x, gy, w_shape, stride=stride, padding=padding,
                                         dilation=dilation), want, f"grad_weight {xs} {cfg}")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reused_buffers_hold_nothing_of_earlier_calls(order, dtype, monkeypatch):
+    """The drivers' per-thread buffers (transposed weights, gathered terms,
+    compacted rows, chunk columns) are reused by the next call: a larger call full
+    of NaN before each call leaves the next result exactly the reference."""
+    rng = np.random.default_rng(21)
+    params = dict(stride=1, padding=1, dilation=1, groups=1)
+    bx, bw = np.full((2, 9, 10, 9), np.nan, dtype), np.full((8, 9, 3, 3), np.nan, dtype)
+    bgy = np.full((2, 8, 10, 9), np.nan, dtype)
+    x, w, gy = data(rng, (1, 5, 6, 7), dtype), data(rng, (4, 5, 3, 3), dtype), \
+        data(rng, (1, 4, 6, 7), dtype)
+    want = (cref.conv2d(x, w, None, 1, 1, 1, 1, order),
+            cref.grad_input(gy, w, x.shape, 1, 1, 1, 1, order),
+            cref.grad_weight(x, gy, w.shape, 1, 1, 1, 1, order), cref.grad_bias(gy, order))
+    calls = (lambda x, w, gy: rb.conv2d(x, w, **params, order=order),
+             lambda x, w, gy: rb.conv2d_grad_input(gy, w, x.shape, **params, order=order),
+             lambda x, w, gy: rb.conv2d_grad_weight(x, gy, w.shape, **params, order=order),
+             lambda x, w, gy: rb.conv2d_grad_bias(gy, order=order))
+    with np.errstate(all="ignore"):
+        for cfg in each_config(monkeypatch, tunings=TUNINGS[:1] + TUNINGS[2:], threads=[1, 3]):
+            for call, ref, name in zip(calls, want, ("conv2d", "grad_input", "grad_weight",
+                                                     "grad_bias")):
+                assert np.isnan(call(bx, bw, bgy)).any()
+                check(call(x, w, gy), ref, f"{name} after a NaN call {cfg}")

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "conv.h"
+#include "conv_scratch.h"
 #include "level3.h"
 
 /* The positions of one class along an axis and its present taps, which are
@@ -184,7 +185,7 @@ static int pairwise_classes(int dtype, rb_context cfg, const rb_conv_shape *g, i
   const int64_t src_cg = transposed ? kg : cg, rows = transposed ? cg : kg, full = src_cg * rs;
   const int64_t sg = src_cg * (transposed ? g->p * g->q : g->h * g->w),
                 dg = rows * (transposed ? g->h * g->w : g->p * g->q), size = conv_size(dtype);
-  char *wt = malloc((size_t)(g->k * cg * rs * size + full * 8 + 1));
+  char *wt = rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)(g->k * cg * rs * size + full * 8 + 1));
   if (!wt) return -2;
   int64_t *aoff = (int64_t *)(wt + g->k * cg * rs * size);
   if (transposed) /* A(c', (k, r, s)) as (k, r, s, c') */
@@ -200,7 +201,7 @@ static int pairwise_classes(int dtype, rb_context cfg, const rb_conv_shape *g, i
                           cls[c].toff, cls[c].coff, (char *)dst + gi * dg * size, cls[c].doff,
                           dg / rows, bias ? (const char *)bias + gi * rows * size : NULL);
     }
-  free(wt);
+  rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
   return rc;
 }
 
@@ -438,11 +439,11 @@ static int grad_weight_seq(int dtype, rb_context cfg, const rb_conv_shape *g, co
    * whole-vector stores) and transposed once at the end; stored straight into
    * gw[k, c', r, s] (columns rs apart), one element at a time, took a third
    * of the time at 512 channels of 7 x 7. */
-  char *tmp = rs > 1 ? malloc((size_t)(g->k * cg * rs * size)) : grad_w;
+  char *tmp = rs > 1 ? rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)(g->k * cg * rs * size))
+                     : grad_w;
   if (!buf || !cls || !tmp) {
     free(buf);
     free(cls);
-    if (tmp != grad_w) free(tmp);
     return -2;
   }
   int64_t *coff = buf + most; /* column c': plane c' of the group's x */
@@ -476,7 +477,7 @@ static int grad_weight_seq(int dtype, rb_context cfg, const rb_conv_shape *g, co
   }
   if (tmp != grad_w) {
     if (rc == 0) rb_conv_transpose(dtype, g->k, rs, cg, tmp, grad_w);
-    free(tmp);
+    rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
   }
   free(buf);
   free(cls);
@@ -497,7 +498,7 @@ int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_sh
   if (order == RB_SEQUENTIAL && kg * cg >= 4)
     return grad_weight_seq(dtype, rb_context_fix(cfg), g, x, grad_y, grad_w);
   const int64_t hw = g->h * g->w, pq = g->p * g->q;
-  char *a = malloc((size_t)((kg + cg) * g->n * pq * size + 1));
+  char *a = rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)((kg + cg) * g->n * pq * size + 1));
   if (!a) return -2;
   char *b = a + kg * g->n * pq * size;
   const void *alpha = conv_constant(dtype, 1), *beta = conv_constant(dtype, 0);
@@ -526,7 +527,7 @@ int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_sh
                      (char *)grad_w + ((gi * kg * cg) * rs + ri * g->s + si) * size, cg * rs, rs);
       }
     }
-  free(a);
+  rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
   return rc;
 }
 
@@ -537,7 +538,7 @@ int rb_conv2d_grad_bias(int dtype, int order, rb_context cfg, const rb_conv_shap
   if (!conv_args_ok(dtype, order, g)) return -1;
   if (g->k == 0) return 0;
   const int64_t pq = g->p * g->q, terms = g->n * pq, size = conv_size(dtype);
-  char *a = malloc((size_t)(g->k * terms * size + 1));
+  char *a = rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)(g->k * terms * size + 1));
   if (!a) return -2;
   for (int64_t n = 0; n < g->n; ++n)
     for (int64_t k = 0; k < g->k; ++k)
@@ -547,6 +548,6 @@ int rb_conv2d_grad_bias(int dtype, int order, rb_context cfg, const rb_conv_shap
   /* B: a terms x 1 column of ones, read through stride 0 */
   int rc = rb_gemm(dtype, order, &cfg, RB_FULL, g->k, 1, terms, alpha, a, terms, 1, alpha, 0, 0, beta,
                    grad_b, 1, 1);
-  free(a);
+  rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
   return rc;
 }
