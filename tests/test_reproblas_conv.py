@@ -442,3 +442,77 @@ def test_kernel_row_as_wide_as_the_image_memory_bounded():
     out = subprocess.run([sys.executable, "-c", WIDE_ROW], capture_output=True, text=True,
                          check=True)
     assert int(out.stdout.split()[-1]) < 600  # MB of peak memory, was 2000
+
+
+def gathered_grad_weight(x, gy, weight_shape, stride, padding, dilation):
+    """The sequential grad_weight tap by tap as gemms of the gathered present terms
+    (rb.gemm's sequential order is checked against the reference elsewhere)."""
+    n_, c_, h_, w_ = x.shape
+    k_, _, r_, s_ = weight_shape
+    (sh, sw), (ph, pw), (dh, dw), (p_, q_) = cref.geometry((h_, w_), (r_, s_), stride, padding,
+                                                          dilation)
+    gw = np.empty(weight_shape, x.dtype)
+    for r in range(r_):
+        for s in range(s_):
+            p = [p for p in range(p_) if 0 <= p * sh - ph + r * dh < h_]
+            q = [q for q in range(q_) if 0 <= q * sw - pw + s * dw < w_]
+            h = [i * sh - ph + r * dh for i in p]
+            v = [j * sw - pw + s * dw for j in q]
+            a = gy[:, :, p][:, :, :, q].transpose(1, 0, 2, 3).reshape(k_, -1)
+            b = x[:, :, h][:, :, :, v].transpose(1, 0, 2, 3).reshape(c_, -1)
+            if a.shape[1] == 0:
+                gw[:, :, r, s] = 0
+            else:
+                gw[:, :, r, s] = rb.gemm(1.0, np.ascontiguousarray(a), np.ascontiguousarray(b).T)
+    return gw
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_grad_weight_sequential_many_channels(dtype, monkeypatch):
+    """The sequential grad_weight packs grad_y once for all taps (several panels of
+    rows, tiles of several taps, rows split over threads) and stores tap-major, then
+    transposes: the same bits as tap-by-tap gemms of the gathered terms. Taps r = 0
+    and 2 of the second shape meet only padding: +0, even with NaN and inf in x."""
+    rng = np.random.default_rng(11)
+    shapes = [((2, 37, 6, 5), (35, 3, 3), 1, 1, 1), ((1, 33, 2, 7), (34, 3, 2), (1, 2), 3, (3, 1)),
+              ((3, 36, 4, 4), (40, 1, 1), 1, 0, 1)]
+    for xs, (k, r, s), stride, padding, dilation in shapes:
+        x = data(rng, xs, dtype)
+        w_shape = (k, xs[1], r, s)
+        _, _, _, (p, q) = cref.geometry(xs[2:], (r, s), stride, padding, dilation)
+        gy = data(rng, (xs[0], k, p, q), dtype)
+        if r == 3 and xs[2] == 2:
+            x[0, 0, 0, :2] = [np.nan, np.inf]
+        want = gathered_grad_weight(x, gy, w_shape, stride, padding, dilation)
+        if r == 3 and xs[2] == 2:
+            assert np.all(want[:, :, [0, 2]] == 0) and not np.any(np.signbit(want[:, :, [0, 2]]))
+        for cfg in each_config(monkeypatch, tunings=TUNINGS, threads=[1, 3]):
+            check(rb.conv2d_grad_weight(x, gy, w_shape, stride=stride, padding=padding,
+                                        dilation=dilation), want, f"grad_weight {xs} {cfg}")
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reused_buffers_hold_nothing_of_earlier_calls(order, dtype, monkeypatch):
+    """The drivers' per-thread buffers (transposed weights, gathered terms,
+    compacted rows, chunk columns) are reused by the next call: a larger call full
+    of NaN before each call leaves the next result exactly the reference."""
+    rng = np.random.default_rng(21)
+    params = dict(stride=1, padding=1, dilation=1, groups=1)
+    bx, bw = np.full((2, 9, 10, 9), np.nan, dtype), np.full((8, 9, 3, 3), np.nan, dtype)
+    bgy = np.full((2, 8, 10, 9), np.nan, dtype)
+    x, w, gy = data(rng, (1, 5, 6, 7), dtype), data(rng, (4, 5, 3, 3), dtype), \
+        data(rng, (1, 4, 6, 7), dtype)
+    want = (cref.conv2d(x, w, None, 1, 1, 1, 1, order),
+            cref.grad_input(gy, w, x.shape, 1, 1, 1, 1, order),
+            cref.grad_weight(x, gy, w.shape, 1, 1, 1, 1, order), cref.grad_bias(gy, order))
+    calls = (lambda x, w, gy: rb.conv2d(x, w, **params, order=order),
+             lambda x, w, gy: rb.conv2d_grad_input(gy, w, x.shape, **params, order=order),
+             lambda x, w, gy: rb.conv2d_grad_weight(x, gy, w.shape, **params, order=order),
+             lambda x, w, gy: rb.conv2d_grad_bias(gy, order=order))
+    with np.errstate(all="ignore"):
+        for cfg in each_config(monkeypatch, tunings=TUNINGS[:1] + TUNINGS[2:], threads=[1, 3]):
+            for call, ref, name in zip(calls, want, ("conv2d", "grad_input", "grad_weight",
+                                                     "grad_bias")):
+                assert np.isnan(call(bx, bw, bgy)).any()
+                check(call(x, w, gy), ref, f"{name} after a NaN call {cfg}")

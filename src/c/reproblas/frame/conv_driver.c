@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "conv.h"
+#include "conv_scratch.h"
 #include "level3.h"
 
 /* The positions of one class along an axis and its present taps, which are
@@ -184,7 +185,7 @@ static int pairwise_classes(int dtype, rb_context cfg, const rb_conv_shape *g, i
   const int64_t src_cg = transposed ? kg : cg, rows = transposed ? cg : kg, full = src_cg * rs;
   const int64_t sg = src_cg * (transposed ? g->p * g->q : g->h * g->w),
                 dg = rows * (transposed ? g->h * g->w : g->p * g->q), size = conv_size(dtype);
-  char *wt = malloc((size_t)(g->k * cg * rs * size + full * 8 + 1));
+  char *wt = rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)(g->k * cg * rs * size + full * 8 + 1));
   if (!wt) return -2;
   int64_t *aoff = (int64_t *)(wt + g->k * cg * rs * size);
   if (transposed) /* A(c', (k, r, s)) as (k, r, s, c') */
@@ -200,7 +201,7 @@ static int pairwise_classes(int dtype, rb_context cfg, const rb_conv_shape *g, i
                           cls[c].toff, cls[c].coff, (char *)dst + gi * dg * size, cls[c].doff,
                           dg / rows, bias ? (const char *)bias + gi * rows * size : NULL);
     }
-  free(wt);
+  rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
   return rc;
 }
 
@@ -363,15 +364,141 @@ static int64_t tap_range(int64_t size, int64_t out, int64_t stride, int64_t pad,
   return hi > lo ? hi - lo : 0;
 }
 
-/* Per tap (r, s) and group: gw[k, c', r, s] = the gemm over the terms (n, p, q)
- * of grad_y (k rows) and x (c' rows), both gathered to contiguous rows. */
+/* dst[i*nq + j] = src[i*rs + j*cs] for i < np, j < nq (elements of `size`
+ * bytes): one copy when the rectangle is contiguous, inline copies for short
+ * rows (a call per 7-element row cost more than the copy). */
+static void copy_rect(int64_t size, char *dst, const char *src, int64_t np, int64_t nq, int64_t rs,
+                      int64_t cs) {
+  if (cs == 1 && (rs == nq || np == 1)) {
+    memcpy(dst, src, (size_t)(np * nq * size));
+    return;
+  }
+  if (size == 4) {
+    float *d = (float *)dst;
+    const float *s = (const float *)src;
+    for (int64_t i = 0; i < np; ++i, d += nq, s += rs)
+      if (cs == 1 && nq >= 32)
+        memcpy(d, s, (size_t)nq * sizeof(float));
+      else
+        for (int64_t j = 0; j < nq; ++j) d[j] = s[j * cs];
+  } else {
+    double *d = (double *)dst;
+    const double *s = (const double *)src;
+    for (int64_t i = 0; i < np; ++i, d += nq, s += rs)
+      if (cs == 1 && nq >= 16)
+        memcpy(d, s, (size_t)nq * sizeof(double));
+      else
+        for (int64_t j = 0; j < nq; ++j) d[j] = s[j * cs];
+  }
+}
+
+/* The ints of tap e's class for grad_weight_seq: its terms and their source
+ * offsets, and its columns' destinations. */
+static int64_t tap_ints(const rb_conv_shape *g, int64_t e, int64_t cg) {
+  int64_t p0, h0, q0, v0;
+  const int64_t np = tap_range(g->h, g->p, g->stride_h, g->pad_top, g->dilation_h, e / g->s, &p0,
+                               &h0);
+  const int64_t nq = tap_range(g->w, g->q, g->stride_w, g->pad_left, g->dilation_w, e % g->s, &q0,
+                               &v0);
+  return 2 * g->n * np * nq + cg;
+}
+
+/* The end of the batch of taps from e0: at most `cap` table ints (at least
+ * one tap); their ints in *ints. */
+static int64_t tap_batch_end(const rb_conv_shape *g, int64_t e0, int64_t cg, int64_t cap,
+                             int64_t *ints) {
+  int64_t e1 = e0 + 1;
+  for (*ints = tap_ints(g, e0, cg); e1 < g->r * g->s; ++e1) {
+    const int64_t more = tap_ints(g, e1, cg);
+    if (*ints + more > cap) break;
+    *ints += more;
+  }
+  return e1;
+}
+
+/* The sequential grad_weight as rb_conv_seq's implicit gemm: A = grad_y, k
+ * rows by all (n, p, q) terms, packed once for every tap; tap (r, s) is a
+ * class of cg columns (c') whose terms are its present (n, p, q), reading
+ * x[n, c', h, v] in place. (Per-tap gemms of gathered operands packed both
+ * once per tap: at 64 channels that cost as much as the multiply-adds.) Taps
+ * are planned in batches of at most CONV_BATCH_INTS table ints; each output
+ * belongs to one tap, so batching changes no result. */
+static int grad_weight_seq(int dtype, rb_context cfg, const rb_conv_shape *g, const void *x,
+                           const void *grad_y, void *grad_w) {
+  const int64_t cg = g->c / g->groups, kg = g->k / g->groups, size = conv_size(dtype);
+  const int64_t hw = g->h * g->w, pq = g->p * g->q, rs = g->r * g->s;
+  const int64_t cap = cfg.conv_batch ? cfg.conv_batch : CONV_BATCH_INTS;
+  int64_t most = 0, ints;
+  for (int64_t e0 = 0, e1; e0 < rs; e0 = e1) {
+    e1 = tap_batch_end(g, e0, cg, cap, &ints);
+    if (ints > most) most = ints;
+  }
+  int64_t *buf = malloc(sizeof(int64_t) * (size_t)(most + cg + 1));
+  rb_conv_class *cls = calloc((size_t)rs, sizeof(rb_conv_class));
+  /* The chains are stored as gw[k, r, s, c'] (a tap's columns consecutive:
+   * whole-vector stores) and transposed once at the end; stored straight into
+   * gw[k, c', r, s] (columns rs apart), one element at a time, took a third
+   * of the time at 512 channels of 7 x 7. */
+  char *tmp = rs > 1 ? rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)(g->k * cg * rs * size))
+                     : grad_w;
+  if (!buf || !cls || !tmp) {
+    free(buf);
+    free(cls);
+    return -2;
+  }
+  int64_t *coff = buf + most; /* column c': plane c' of the group's x */
+  for (int64_t j = 0; j < cg; ++j) coff[j] = j * hw;
+  int rc = 0;
+  for (int64_t e0 = 0, e1; e0 < rs && rc == 0; e0 = e1) {
+    e1 = tap_batch_end(g, e0, cg, cap, &ints);
+    int64_t *next = buf;
+    for (int64_t e = e0; e < e1; ++e) {
+      int64_t p0, h0, q0, v0;
+      const int64_t np = tap_range(g->h, g->p, g->stride_h, g->pad_top, g->dilation_h, e / g->s,
+                                   &p0, &h0);
+      const int64_t nq = tap_range(g->w, g->q, g->stride_w, g->pad_left, g->dilation_w,
+                                   e % g->s, &q0, &v0);
+      int64_t *term = next, *toff = term + g->n * np * nq, *doff = toff + g->n * np * nq;
+      next = doff + cg;
+      int64_t t = 0;
+      for (int64_t n = 0; n < g->n; ++n)
+        for (int64_t i = 0; i < np; ++i)
+          for (int64_t j = 0; j < nq; ++j, ++t) {
+            term[t] = (n * g->p + p0 + i) * g->q + q0 + j;
+            toff[t] = n * g->c * hw + (h0 + i * g->stride_h) * g->w + v0 + j * g->stride_w;
+          }
+      for (int64_t j = 0; j < cg; ++j) doff[j] = rs > 1 ? e * cg + j : j;
+      cls[e - e0] = (rb_conv_class){t, cg, term, toff, coff, doff};
+    }
+    for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi)
+      rc = rb_conv_seq(dtype, cfg, kg, g->n * pq, (const char *)grad_y + gi * kg * pq * size, pq,
+                       pq, g->k * pq, e1 - e0, cls, (const char *)x + gi * cg * hw * size,
+                       tmp + gi * kg * cg * rs * size, cg * rs, NULL);
+  }
+  if (tmp != grad_w) {
+    if (rc == 0) rb_conv_transpose(dtype, g->k, rs, cg, tmp, grad_w);
+    rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
+  }
+  free(buf);
+  free(cls);
+  return rc;
+}
+
+/* gw[k, c', r, s] over the terms (n, p, q) of grad_y (k rows) and x (c'
+ * rows). Sequential: grad_weight_seq. Pairwise (and depthwise sequential): per
+ * tap (r, s) and group, a gemm of both operands gathered to contiguous rows. */
 int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                           const void *x, const void *grad_y, void *grad_w) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   const int64_t cg = g->c / g->groups, kg = g->k / g->groups, size = conv_size(dtype);
   if (g->k == 0 || cg == 0 || g->r == 0 || g->s == 0) return 0;
+  /* Fewer than 4 outputs per tap and group (depthwise): the per-group setup
+   * of rb_conv_seq and its mostly empty row panels cost more than the gathers
+   * (1 x 1 channels per group: 2.5x slower), and the per-tap gemms are dot products. */
+  if (order == RB_SEQUENTIAL && kg * cg >= 4)
+    return grad_weight_seq(dtype, rb_context_fix(cfg), g, x, grad_y, grad_w);
   const int64_t hw = g->h * g->w, pq = g->p * g->q;
-  char *a = malloc((size_t)((kg + cg) * g->n * pq * size + 1));
+  char *a = rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)((kg + cg) * g->n * pq * size + 1));
   if (!a) return -2;
   char *b = a + kg * g->n * pq * size;
   const void *alpha = conv_constant(dtype, 1), *beta = conv_constant(dtype, 0);
@@ -383,34 +510,24 @@ int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_sh
       const int64_t nq = tap_range(g->w, g->q, g->stride_w, g->pad_left, g->dilation_w, si, &q0, &v0);
       const int64_t terms = g->n * np * nq;
       for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi) {
-        int64_t t = 0;
-        for (int64_t n = 0; n < g->n; ++n)
-          for (int64_t i = 0; i < np; ++i, t += nq) {
-            for (int64_t k = 0; k < kg; ++k)
-              memcpy(a + (k * terms + t) * size,
-                     (const char *)grad_y +
-                         (((n * g->k + gi * kg + k) * g->p + p0 + i) * g->q + q0) * size,
-                     (size_t)(nq * size));
-            for (int64_t c = 0; c < cg; ++c) {
-              const char *row = (const char *)x +
-                                ((n * g->c + gi * cg + c) * hw + (h0 + i * g->stride_h) * g->w + v0) * size;
-              char *d = b + (c * terms + t) * size;
-              if (g->stride_w == 1)
-                memcpy(d, row, (size_t)(nq * size));
-              else if (size == 4)
-                for (int64_t j = 0; j < nq; ++j)
-                  ((float *)d)[j] = ((const float *)row)[j * g->stride_w];
-              else
-                for (int64_t j = 0; j < nq; ++j)
-                  ((double *)d)[j] = ((const double *)row)[j * g->stride_w];
-            }
-          }
+        /* row by row of A and B, image by image: the tap's rectangle of a plane */
+        for (int64_t k = 0; k < kg; ++k)
+          for (int64_t n = 0; n < g->n; ++n)
+            copy_rect(size, a + (k * terms + n * np * nq) * size,
+                      (const char *)grad_y +
+                          (((n * g->k + gi * kg + k) * g->p + p0) * g->q + q0) * size,
+                      np, nq, g->q, 1);
+        for (int64_t c = 0; c < cg; ++c)
+          for (int64_t n = 0; n < g->n; ++n)
+            copy_rect(size, b + (c * terms + n * np * nq) * size,
+                      (const char *)x + ((n * g->c + gi * cg + c) * hw + h0 * g->w + v0) * size,
+                      np, nq, g->stride_h * g->w, g->stride_w);
         const int64_t rs = g->r * g->s;
         rc = rb_gemm(dtype, order, &cfg, RB_FULL, kg, cg, terms, alpha, a, terms, 1, b, 1, terms, beta,
                      (char *)grad_w + ((gi * kg * cg) * rs + ri * g->s + si) * size, cg * rs, rs);
       }
     }
-  free(a);
+  rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
   return rc;
 }
 
@@ -421,7 +538,7 @@ int rb_conv2d_grad_bias(int dtype, int order, rb_context cfg, const rb_conv_shap
   if (!conv_args_ok(dtype, order, g)) return -1;
   if (g->k == 0) return 0;
   const int64_t pq = g->p * g->q, terms = g->n * pq, size = conv_size(dtype);
-  char *a = malloc((size_t)(g->k * terms * size + 1));
+  char *a = rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)(g->k * terms * size + 1));
   if (!a) return -2;
   for (int64_t n = 0; n < g->n; ++n)
     for (int64_t k = 0; k < g->k; ++k)
@@ -431,6 +548,6 @@ int rb_conv2d_grad_bias(int dtype, int order, rb_context cfg, const rb_conv_shap
   /* B: a terms x 1 column of ones, read through stride 0 */
   int rc = rb_gemm(dtype, order, &cfg, RB_FULL, g->k, 1, terms, alpha, a, terms, 1, alpha, 0, 0, beta,
                    grad_b, 1, 1);
-  free(a);
+  rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
   return rc;
 }

@@ -5,15 +5,70 @@
  * rows x chunk tile that is then scattered to dst (with the bias added). */
 #include "conv.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
 #include "conv_scatter.h"
+#include "conv_scratch.h"
 #include "gemm_kernels.h"
 #include "partition.h"
 #include "thread.h"
+
+/* conv_scratch.h: one set of slots per thread through a pthread key, so that
+ * the buffers of threads that end are freed. Buffers above CONV_KEEP_BYTES
+ * are freed after each use. */
+#define CONV_KEEP_BYTES ((size_t)64 << 20)
+typedef struct {
+  void *buf[RB_CONV_SCRATCH_SLOTS];
+  size_t size[RB_CONV_SCRATCH_SLOTS];
+} conv_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p) {
+  conv_scratch *s = p;
+  for (int i = 0; i < RB_CONV_SCRATCH_SLOTS; ++i) free(s->buf[i]);
+  free(s);
+}
+static void scratch_init(void) { pthread_key_create(&scratch_key, scratch_free); }
+
+static conv_scratch *scratch_get(void) {
+  pthread_once(&scratch_once, scratch_init);
+  conv_scratch *s = pthread_getspecific(scratch_key);
+  if (!s) {
+    s = calloc(1, sizeof *s);
+    if (!s || pthread_setspecific(scratch_key, s) != 0) {
+      free(s);
+      return NULL;
+    }
+  }
+  return s;
+}
+
+void *rb_conv_scratch(int slot, size_t bytes) {
+  conv_scratch *s = scratch_get();
+  if (!s) return NULL;
+  if (bytes > s->size[slot] || !s->buf[slot]) {
+    free(s->buf[slot]);
+    s->size[slot] = (bytes + 4095) / 4096 * 4096;
+    s->buf[slot] = aligned_alloc(64, s->size[slot] ? s->size[slot] : 4096);
+    if (!s->buf[slot]) s->size[slot] = 0;
+  }
+  return s->buf[slot];
+}
+
+void rb_conv_scratch_done(int slot) {
+  pthread_once(&scratch_once, scratch_init);
+  conv_scratch *s = pthread_getspecific(scratch_key);
+  if (s && s->size[slot] > CONV_KEEP_BYTES) {
+    free(s->buf[slot]);
+    s->buf[slot] = NULL;
+    s->size[slot] = 0;
+  }
+}
 
 /* Columns per chunk: A (rows x terms) is packed again for every chunk and
  * B (terms x chunk) is gathered, so a chunk has about CONV_CHUNK_PER_ROW
@@ -98,8 +153,8 @@ static void conv_part(void *ctx, int part, int parts) {
   s->status[part] = 0;
   if (u0 >= u1) return;
   const int64_t chunk = s->chunk;
-  char *buf = malloc((size_t)(s->terms + s->rows) * chunk * size +
-                     (size_t)(chunk + 1) * sizeof(int64_t) + 64);
+  char *buf = rb_conv_scratch(RB_CONV_SCRATCH_PART, (size_t)(s->terms + s->rows) * chunk * size +
+                                                       (size_t)(chunk + 1) * sizeof(int64_t) + 64);
   if (!buf) {
     s->status[part] = -1;
     return;
@@ -117,7 +172,7 @@ static void conv_part(void *ctx, int part, int parts) {
                           ? chunk_f32(s, j0, n, i0, i1, start, (float *)b, (float *)c)
                           : chunk_f64(s, j0, n, i0, i1, start, (double *)b, (double *)c);
   }
-  free(buf);
+  rb_conv_scratch_done(RB_CONV_SCRATCH_PART);
 }
 
 int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t terms,
@@ -147,7 +202,7 @@ int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t t
   int64_t t = 0;
   while (t < terms && aoff[t] == t * rows) ++t;
   if (t < terms) {
-    packed = malloc((size_t)(terms * rows * size));
+    packed = rb_conv_scratch(RB_CONV_SCRATCH_CLASS, (size_t)(terms * rows * size));
     if (!packed) return -2;
     for (t = 0; t < terms; ++t)
       memcpy((char *)packed + t * rows * size, (const char *)at + aoff[t] * size,
@@ -168,7 +223,7 @@ int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t t
   cr_fenv_t saved = cr_fenv_enter();
   rb_parallel(parts, conv_part, &s);
   cr_fenv_leave(saved);
-  free(packed);
+  if (packed) rb_conv_scratch_done(RB_CONV_SCRATCH_CLASS);
   if (rb_stopped()) return RB_STOPPED; /* skipped parts set no status */
   for (int p = 0; p < parts; ++p)
     if (s.status[p] != 0) return -2;
