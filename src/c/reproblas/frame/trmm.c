@@ -129,24 +129,32 @@ static int trmm_lower_block(trmm_job *t, int64_t r0, int64_t i0, int64_t i1) {
   return rc;
 }
 
-/* Sequential: the columns of B a thread computes, nc at a time (the frame's
- * column blocks), each over all rows. */
+/* Sequential: the columns of B a thread computes, in items of the frame's
+ * blocks (nc columns x the rows whose sums a thread keeps), with a stop poll
+ * before each. In place: a lower M's row blocks bottom-up, an upper one's
+ * top-down (a row block reads B's rows up to, or from, its own). */
 typedef struct {
-  int dtype;
+  int dtype, lower;
   const void *job;
-  int64_t m, n, unit, item;
+  int64_t m, n, unit, item, rows;
   int status[RB_MAX_PARTS];
 } trmm_split;
 
 static void trmm_part(void *ctx, int part, int parts) {
   trmm_split *s = ctx;
   const rb_share sh = rb_part_share(s->n, s->unit, part, parts);
+  const int64_t blocks = (s->m + s->rows - 1) / s->rows;
   s->status[part] = 0;
-  for (int64_t j = sh.lo; j < sh.hi && s->status[part] == 0; j += s->item) {
-    if (rb_stop_poll()) return; /* rb_trmm reports the stop */
+  for (int64_t j = sh.lo; j < sh.hi; j += s->item) {
     const int64_t j1 = sh.hi - j < s->item ? sh.hi : j + s->item;
-    s->status[part] = s->dtype == RB_F32 ? rb_gemm_block_f32(s->job, 0, s->m, j, j1)
-                                         : rb_gemm_block_f64(s->job, 0, s->m, j, j1);
+    for (int64_t bi = 0; bi < blocks; ++bi) {
+      if (rb_stop_poll()) return; /* rb_trmm reports the stop */
+      const int64_t i0 = (s->lower ? blocks - 1 - bi : bi) * s->rows;
+      const int64_t i1 = s->m - i0 < s->rows ? s->m : i0 + s->rows;
+      s->status[part] = s->dtype == RB_F32 ? rb_gemm_block_f32(s->job, i0, i1, j, j1)
+                                           : rb_gemm_block_f64(s->job, i0, i1, j, j1);
+      if (s->status[part] != 0) return;
+    }
   }
 }
 
@@ -161,6 +169,7 @@ static void trmm_part(void *ctx, int part, int parts) {
     rb_l3_blocks(cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
     s.unit = n == 1 ? 1 : job.kt->nr[0];                                                     \
     s.item = job.nc < s.unit ? s.unit : job.nc / s.unit * s.unit;                            \
+    s.rows = job.ws / s.item < job.mc ? job.mc : job.ws / s.item / job.mc * job.mc;            \
     parts = rb_part_count(m * (m + 1) / 2 * n, cx->min_work, cx->threads,                     \
                           (n + s.unit - 1) / s.unit);                                        \
     job.threaded = parts > 1;                                                                \
@@ -174,7 +183,7 @@ static int trmm_seq(int dtype, const rb_context *cfg, int lower, int unit, int64
                     int64_t b_rs, int64_t b_cs) {
   rb_context tmp;
   const rb_context *cx = rb_context_use(cfg, &tmp);
-  trmm_split s = {.dtype = dtype, .m = m, .n = n};
+  trmm_split s = {.dtype = dtype, .lower = lower, .m = m, .n = n};
   int parts;
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32)
