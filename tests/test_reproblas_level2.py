@@ -438,3 +438,46 @@ def test_bad_input():
     with np.errstate(all="ignore"):
         r = rb.trmv(np.full((3, 3), np.inf), np.array([1.0, np.nan, 0.0]), lower=True)
     assert np.isinf(r[0]) and np.isnan(r[1:]).all()
+
+
+def _line_offset(a, offset):
+    """A copy of a whose rows start `offset` elements past a 64-byte line."""
+    n = a.shape[0]
+    buf = np.empty(n * n + 64, a.dtype)
+    first = (-buf.ctypes.data % 64) // a.itemsize + offset
+    view = buf[first:first + n * n].reshape(n, n)
+    view[...] = a
+    assert view.ctypes.data % 64 == offset * a.itemsize
+    return view
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_rows_off_cache_lines(ref, monkeypatch, dtype):
+    """The sequential symv / trmv kernels run their chunks on the rows' cache lines
+    and take a row's head, tail and diagonal block from single W x W blocks with
+    lane selects: every offset of the rows in a line, sizes with rows a whole
+    number of lines apart (the aligned chunks) and not, a part boundary inside
+    the rows (3 threads), NaN / inf in x and in the triangle not stored."""
+    rng = np.random.default_rng(11)
+    for n in (48, 96, 100) if dtype == np.float32 else (24, 72, 75):
+        for special in (False, True):
+            x = vector(rng, n, dtype, special)
+            for lower in (False, True):
+                a0 = junk_matrix(rng, n, dtype, lower, keep_diag=False)
+                w_sym = ref.mv("sequential", SYMMETRIC, FULL, lower, 0, 0, n, n, 0, 0, 1.0,
+                               np.where(np.isnan(a0) & ~np.eye(n, dtype=bool), np.nan,
+                                        np.nan_to_num(a0, nan=0.5)), x)
+                for offset in range(0, 64 // np.dtype(dtype).itemsize, 3):
+                    a = _line_offset(a0, offset)
+                    a_sym = _line_offset(np.where(np.eye(n, dtype=bool), 0.5, a0), offset)
+                    for unit in (False, True):
+                        w_tri = ref.mv("sequential", TRIANGULAR, FULL, lower, 0, unit, n, n, 0,
+                                       0, 1.0, a, x)
+                        for isa, t in each_path(monkeypatch):
+                            what = f"n={n} lower={lower} offset={offset} isa={isa} threads={t}"
+                            with np.errstate(all="ignore"):
+                                same_bits(rb.trmv(a, x, lower=lower, unit_diagonal=unit), w_tri,
+                                          f"trmv unit={unit} " + what)
+                                if not unit:
+                                    same_bits(rb.symv(1.0, a_sym, x, lower=lower), w_sym,
+                                              "symv " + what)

@@ -77,6 +77,75 @@ def test_absent_terms_are_not_zero_products(order):
     np.testing.assert_array_equal(got[:, 2], np.arange(1, m + 1))
 
 
+def _specials(rng, dtype, m, n):
+    """b with infinities, NaNs and -0 columns placed so that most rows meet them only
+    through absent terms (the diagonal tiles' masked lanes)."""
+    b = rng.standard_normal((m, n)).astype(dtype)
+    for j in range(n):
+        k = int(rng.integers(0, m))
+        kind = j % 4
+        if kind == 0:
+            b[k, j] = np.inf
+        elif kind == 1:
+            b[k, j] = np.nan
+        elif kind == 2:  # -0 above k, 1 from k on
+            b[:k, j] = -0.0
+            b[k:, j] = 1.0
+        else:  # 1 up to k, -0 after
+            b[:k + 1, j] = 1.0
+            b[k + 1:, j] = -0.0
+    return b
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", ((77, 1), (1, 77), (150, 13), (33, 40), (97, 29)))
+def test_diagonal_tiles_with_specials(ref, dtype, shape, monkeypatch):
+    """Sequential trmm runs the tiles crossing the diagonal through a masked
+    micro-kernel: b's inf / NaN / -0 beyond a row's triangle must stay out of that
+    row (a zero product would give NaN or turn -0 into +0), on every path, thread
+    count, tile-unaligned size and block tuning (ws: several row blocks, written in
+    place in b's storage), and with a gemv tile (one column)."""
+    m, n = shape
+    rng = np.random.default_rng(m * 31 + n)
+    tunes = ({}, {"mc": 16, "nc": 24, "kc": 8, "ws": 16 * 24, "min_work": 1},
+             {"mc": 40, "nc": 12, "kc": 5, "ws": 1, "min_work": 1})
+    for side, lower, trans, unit in FLAGS:
+        b = _specials(rng, dtype, m, n)
+        a = _triangular(rng, dtype, n if side == "right" else m, lower, unit)
+        a[~np.isnan(a)] = np.abs(a[~np.isnan(a)]) + 0.5  # positive: signs of zero survive
+        expected = ref.trmm(1.0, a, b, side=side, lower=lower, trans_a=trans,
+                            unit_diagonal=unit)
+        if side == "left" and not trans:
+            # rows reaching the column's special only through absent terms
+            for j in range(n):
+                col, rows = b[:, j], np.arange(m)
+                if j % 4 in (0, 1):
+                    k = int(np.flatnonzero(~np.isfinite(col))[0])
+                    clean = rows < k if lower else rows > k
+                    assert np.isfinite(expected[clean, j]).all()
+                else:  # rows whose present terms are all -0 products: -0
+                    ones = np.flatnonzero(col == 1.0)
+                    if j % 4 == 2 and lower:
+                        neg = rows < ones[0]
+                    elif j % 4 == 3 and not lower:
+                        neg = rows > ones[-1]
+                    else:
+                        continue
+                    assert np.all(np.signbit(expected[neg, j])) and not expected[neg, j].any()
+        for isa in SUPPORTED_ISAS:
+            monkeypatch.setenv("REPROBLAS_ISA", isa)
+            for threads, tune in itertools.product(("1", "3"), tunes):
+                monkeypatch.setenv("REPROBLAS_NUM_THREADS", threads)
+                with _core.tuning(l3=tune):
+                    got = reproblas.trmm(1.0, a, b, side=side, lower=lower, trans_a=trans,
+                                         unit_diagonal=unit)
+                    bf = np.array(b, order="F")  # in place, b's rows strided
+                    reproblas.trmm(1.0, a, bf, side=side, lower=lower, trans_a=trans,
+                                   unit_diagonal=unit, overwrite_b=True)
+                same_bits(got, expected)
+                same_bits(bf, expected)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_values_match_scipy(dtype):
     rng = np.random.default_rng(1)

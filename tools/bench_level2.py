@@ -1,6 +1,7 @@
 """Level-2 ratios against OpenBLAS (scipy.linalg.blas), one run, one thread.
 
     REPROBLAS_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python tools/bench_level2.py [--sizes 1024 2048]
+        [--clock wall|cpu]
 
 Prints, per routine, dtype, order and n, the best-of-repeats time of scipy's routine
 divided by reproblas's (>= 1: reproblas is faster). scipy gets Fortran-ordered matrices
@@ -17,13 +18,16 @@ import scipy.linalg.blas as B
 import reproblas
 
 
+CLOCK = time.perf_counter  # --clock cpu: time.process_time
+
+
 def best(f, repeats):
     f()
     t = float("inf")
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         f()
-        t = min(t, time.perf_counter() - t0)
+        t = min(t, CLOCK() - t0)
     return t
 
 
@@ -41,6 +45,10 @@ def cases(n, dtype, order):
                  lambda: reproblas.symv(1.0, a, x, order=order)),
         "trmv": (lambda: sb[1](fa, x),
                  lambda: reproblas.trmv(a, x, order=order)),
+        "symv lower": (lambda: sb[0](1.0, fa, x, lower=1),
+                       lambda: reproblas.symv(1.0, a, x, lower=True, order=order)),
+        "trmv lower": (lambda: sb[1](fa, x, lower=1),
+                       lambda: reproblas.trmv(a, x, lower=True, order=order)),
         "spmv": (lambda: getattr(B, p + "spmv")(n, 1.0, ap, x),
                  lambda: reproblas.spmv(n, 1.0, ap, x, order=order)),
         "tpmv": (lambda: getattr(B, p + "tpmv")(n, ap, x),
@@ -57,7 +65,11 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048])
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--routines", nargs="+", default=None)
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: the process's CPU time (steadier on a loaded machine)")
     args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     if os.environ.get("REPROBLAS_NUM_THREADS") != "1":
         print("note: set REPROBLAS_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 for the 1-thread targets")
     print(f"{'routine':10} {'dtype':8} {'order':10} {'n':>5} {'ratio':>6}")

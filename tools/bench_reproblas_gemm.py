@@ -8,13 +8,14 @@ machine interleaving keeps both sides under the same load. Prints GFLOP/s
 (1.0 = as fast; above 1 faster). gemv multiplies a C-ordered A; gemv_t uses
 trans=True (A.T @ x) and gemv_f a Fortran-ordered A, both of which read op(A)
 down its columns. symm, syrk, syr2k and trmm (upper triangle, no transpose,
-left side) are compared with scipy.linalg.blas's ?symm, ?syrk, ?syr2k, ?trmm
+left side; trmm_lower: the lower triangle) are compared with scipy.linalg.blas's ?symm, ?syrk, ?syr2k, ?trmm
 on Fortran-ordered arrays (no copies on either side), with the flops of the
 product (symm, syr2k: 2 n^3; syrk, trmm: n^3). Threads: REPROBLAS_NUM_THREADS for
 reproblas, threadpoolctl for OpenBLAS.
 
     PYTHONPATH=. python tools/bench_reproblas_gemm.py [--sizes 256 512 1024 2048]
-        [--threads 1 2] [--repeat 5] [--routines gemm gemv gemv_t gemv_f symm syrk syr2k trmm]
+        [--threads 1 2] [--repeat 5] [--routines gemm gemv gemv_t gemv_f symm syrk syr2k trmm
+        trmm_lower] [--clock wall|cpu]
         [--orders sequential pairwise]
         [--json FILE]
 """
@@ -29,10 +30,13 @@ import reproblas as rb
 from bench_json import add_run_options, machine_info, write
 
 
+CLOCK = time.perf_counter  # --clock cpu: time.process_time (this process's CPU time)
+
+
 def timed(fn):
-    t0 = time.perf_counter()
+    t0 = CLOCK()
     fn()
-    return time.perf_counter() - t0
+    return CLOCK() - t0
 
 
 def settle_time(threads):
@@ -82,15 +86,17 @@ def _symmetric_case(routine, dtype, a, b, orders):
     from scipy.linalg import blas
     fa, fb = np.asfortranarray(a), np.asfortranarray(b)
     c = np.zeros(a.shape, dtype, order="F")
-    f = getattr(blas, ("s" if dtype == "float32" else "d") + routine)
+    f = getattr(blas, ("s" if dtype == "float32" else "d") + routine.split("_")[0])
     n = a.shape[0]
     if routine == "symm":
         return (2.0 * n ** 3, lambda: f(1.0, fa, fb, 0.0, c, overwrite_c=1),
                 {o: (lambda o=o: rb.symm(1.0, fa, fb, 0.0, c, overwrite_c=True, order=o))
                  for o in orders})
-    if routine == "trmm":  # B <- op(A) B in place: every call rewrites c, as scipy's
-        return (1.0 * n ** 3, lambda: f(1.0, fa, c, overwrite_b=1),
-                {o: (lambda o=o: rb.trmm(1.0, fa, c, overwrite_b=True, order=o)) for o in orders})
+    if routine in ("trmm", "trmm_lower"):  # B <- op(A) B in place: every call rewrites c,
+        lo = routine == "trmm_lower"         # as scipy's
+        return (1.0 * n ** 3, lambda: f(1.0, fa, c, lower=lo, overwrite_b=1),
+                {o: (lambda o=o: rb.trmm(1.0, fa, c, lower=lo, overwrite_b=True, order=o))
+                 for o in orders})
     if routine == "syrk":
         return (1.0 * n ** 3, lambda: f(1.0, fa, 0.0, c, overwrite_c=1),
                 {o: (lambda o=o: rb.syrk(1.0, fa, 0.0, c, overwrite_c=True, order=o))
@@ -105,8 +111,12 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048])
     add_run_options(ap, repeat=5, budget=20.0, dtypes=["float32", "float64"],
                     routines=["gemm", "gemv"], routine_choices=["gemm", "gemv", "gemv_t", "gemv_f", "symm",
-                                                     "syrk", "syr2k", "trmm"])
+                                                     "syrk", "syr2k", "trmm", "trmm_lower"])
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: the process's CPU time (steadier on a loaded machine, 1 thread)")
     args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     try:
         from threadpoolctl import threadpool_info, threadpool_limits
     except ImportError:
@@ -132,7 +142,7 @@ def main():
                     flops = 2.0 * n ** 3
                     base = lambda: a @ b
                     ours = {o: (lambda o=o: rb.gemm(1.0, a, b, order=o)) for o in args.orders}
-                elif routine in ("symm", "syrk", "syr2k", "trmm"):
+                elif routine in ("symm", "syrk", "syr2k", "trmm", "trmm_lower"):
                     flops, base, ours = _symmetric_case(routine, dtype, a, b, args.orders)
                 else:
                     flops = 2.0 * n * n

@@ -45,6 +45,12 @@
     const T *b2;                                                                       \
     int64_t b2_rs, b2_cs;                                                              \
     int c_chain; /* sequential: C holds the chains to continue; S written unscaled */  \
+    /* a_tri RB_LOWER / RB_UPPER (sequential): op(A) is triangular (trmm), its      \
+     * terms outside that triangle are absent; a_unit: its diagonal is 1, not read. \
+     * The frame writes C row block by row block in an order that lets C be op(B)  \
+     * itself (in place: each block's op(B) rows are read before it is written).   \
+     */                                                                             \
+    int a_tri, a_unit;                                                                 \
     int64_t mc, nc, kc; /* cache blocks (rounded to the tile by the frame) */          \
     /* sequential: elements of S a thread keeps (rows x nc, rows a multiple of mc);    \
      * 0: mc rows. More rows: op(B) is packed once for more of them. */                \
@@ -67,6 +73,11 @@
      * it) and pairwise (the tree over kc = 2^q terms, plus left when not NULL). */  \
     void (*seq[2])(int64_t kc, const T *ap, const T *bp, T *acc, int first);           \
     void (*pw[2])(int64_t kc, const T *ap, const T *bp, const T *left, T *out);        \
+    /* Sequential, a tile crossing a triangular op(A)'s diagonal (both shapes):      \
+     * term t's k is d0 + t past the tile's first row; row r takes it when r >= k    \
+     * (lower) or r <= k (upper), the other rows keep their chains. */               \
+    void (*seq_tri[2])(int64_t kc, const T *ap, const T *bp, T *acc, int first,        \
+                       int64_t d0, int upper);                                         \
     /* Packs the mb x kb block at (i0, k0) of a[i*a_rs + k*a_cs] as panels of mr   \
      * rows, column k of a panel at dst + k*ks, panels kb*ks apart. */               \
     void (*pack_a)(const T *a, int64_t a_rs, int64_t a_cs, int64_t i0, int64_t mb,      \
