@@ -492,7 +492,6 @@ cdef extern from "level3.h":
         int64_t a2_rs, a2_cs
         const void *b2
         int64_t b2_rs, b2_cs
-        int c_chain
     int rb_gemm_ex(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, int64_t n,
                    int64_t k, const void *alpha, const rb_operands *op, const void *beta, void *c,
                    int64_t c_rs, int64_t c_cs) nogil
@@ -545,7 +544,6 @@ def gemm_ex(int order, int64_t m, int64_t n, int64_t k, cnp.ndarray alpha not No
     op.b, op.b_rs, op.b_cs, op.b_sym = cnp.PyArray_DATA(b), b_rs, b_cs, b_sym
     op.a2, op.a2_rs, op.a2_cs = (NULL if a2 is None else cnp.PyArray_DATA(a2)), a2_rs, a2_cs
     op.b2, op.b2_rs, op.b2_cs = (NULL if b2 is None else cnp.PyArray_DATA(b2)), b2_rs, b2_cs
-    op.c_chain = 0
     cdef const void *pal = cnp.PyArray_DATA(alpha)
     cdef const void *pbe = cnp.PyArray_DATA(beta)
     cdef void *pc = cnp.PyArray_DATA(c)
@@ -986,8 +984,8 @@ NN_ROW_OPS = ("softmax", "log_softmax", "softmax_b", "log_softmax_b", "logsumexp
               "logsumexp_b")
 
 
-cdef const float *_f32_or_null(cnp.ndarray a):
-    return NULL if a is None else <const float *>cnp.PyArray_DATA(a)
+cdef float *_f32_or_null(cnp.ndarray a):  # (const in Cython's return type warns in C)
+    return NULL if a is None else <float *>cnp.PyArray_DATA(a)
 
 
 cdef int _nn_rc(int rc, str routine) except -1:

@@ -44,7 +44,6 @@
     int64_t a2_rs, a2_cs;                                                              \
     const T *b2;                                                                       \
     int64_t b2_rs, b2_cs;                                                              \
-    int c_chain; /* sequential: C holds the chains to continue; S written unscaled */  \
     /* a_tri RB_LOWER / RB_UPPER (sequential): op(A) is triangular (trmm), its      \
      * terms outside that triangle are absent; a_unit: its diagonal is 1, not read. \
      * The frame writes C row block by row block in an order that lets C be op(B)  \

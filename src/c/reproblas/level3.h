@@ -29,9 +29,7 @@ int rb_gemm(int dtype, int order, const rb_context *cfg, int uplo, int64_t m, in
  * and only that triangle of it is read; a2, b2 (NULL: none): a second pair,
  * whose product follows the first one's at each index, so that the k terms
  * of rb_gemm_ex are op(A)_i0 op(B)_0j, op(A2)_i0 op(B2)_0j, op(A)_i1 ... (k
- * even: twice the shared dimension). c_chain (sequential order only): C holds
- * each element's fma chain so far, which the product continues instead of
- * starting one, and C receives the chain unscaled (alpha and beta unused). */
+ * even: twice the shared dimension). */
 typedef struct {
   const void *a;
   int64_t a_rs, a_cs;
@@ -43,7 +41,6 @@ typedef struct {
   int64_t a2_rs, a2_cs;
   const void *b2;
   int64_t b2_rs, b2_cs;
-  int c_chain;
 } rb_operands;
 
 /* rb_gemm on structured operands: C = alpha*S or fma(beta, C, alpha*S) on

@@ -199,7 +199,7 @@ static int l3_rows_first(int64_t batch, int64_t m, int64_t n, int64_t mr, int64_
                              .order = order, .uplo = uplo, .a_sym = op.a_sym,                 \
                              .b_sym = op.b_sym, .a2 = op.a2, .a2_rs = op.a2_rs,               \
                              .a2_cs = op.a2_cs, .b2 = op.b2, .b2_rs = op.b2_rs,               \
-                             .b2_cs = op.b2_cs, .c_chain = op.c_chain, .ws = cx->ws,          \
+                             .b2_cs = op.b2_cs, .ws = cx->ws,                                 \
                              .kt = kt};                                                       \
     rb_l3_blocks(cx, sizeof(TT), &job.mc, &job.nc, &job.kc);                                 \
     int o = order == RB_PAIRWISE;                                                             \
@@ -226,12 +226,12 @@ static int gemm_run(int dtype, int order, const rb_context *cfg, int uplo, int n
                     const int64_t *shape, const int64_t *a_bs, const int64_t *b_bs,
                     const int64_t *c_bs, int64_t m, int64_t n, int64_t k, const void *alpha,
                     rb_operands op, const void *beta, void *c, int64_t c_rs, int64_t c_cs) {
-  const int structured = op.a_sym || op.b_sym || op.a2 || op.b2 || op.c_chain;
+  const int structured = op.a_sym || op.b_sym || op.a2 || op.b2;
   const int extra = order == RB_EXACT || order == RB_KAHAN; /* docs/contract.md §5.4-§5.5 */
   if (!l3_ok(dtype, cfg) || (order != RB_SEQUENTIAL && order != RB_PAIRWISE && !extra) || m < 0 ||
       n < 0 || k < 0 || nd < 0 || uplo < RB_FULL || uplo > RB_UPPER || op.a_sym < 0 ||
       op.a_sym > RB_UPPER || op.b_sym < 0 || op.b_sym > RB_UPPER || (!op.a2 != !op.b2) ||
-      (op.a2 && k % 2) || (op.c_chain && order != RB_SEQUENTIAL) ||
+      (op.a2 && k % 2) ||
       (extra && (nd != 0 || uplo != RB_FULL || structured)))
     return -1;
   if (extra) { /* plain gemv and gemm: frame/exact.c, frame/kahan.c */
@@ -258,9 +258,7 @@ static int gemm_run(int dtype, int order, const rb_context *cfg, int uplo, int n
     if (shape[d] < 0) return -1;
     batch *= shape[d];
   }
-  if (m == 0 || n == 0 || batch == 0 || (op.c_chain && k == 0)) return 0;
-  if (op.c_chain) /* C = 1 * S = S exactly */
-    alpha = rb_l3_one(dtype), beta = rb_l3_zero(dtype);
+  if (m == 0 || n == 0 || batch == 0) return 0;
   if (m == 1 && n > 1 && !structured) {
     /* A row times a matrix: compute C^T = op(B)^T op(A)^T, one column, with
      * the gemv tiles. Each element has the same terms in the same order
