@@ -159,3 +159,12 @@ def test_demo_fails_when_a_configuration_differs(monkeypatch, capsys):
     monkeypatch.setattr(lapack_demo, "child", child)
     assert lapack_demo.main(["--n", "20", "--isa", SUPPORTED_ISAS[0], "--no-openblas"]) == 1
     assert "DIFFERENT results" in capsys.readouterr().out
+
+
+def test_make_libdir_fills_a_folder_for_ld_library_path(tmp_path, capsys):
+    folder = tmp_path / "lapack"
+    assert lapack_testers.main(["--make-libdir", str(folder)]) == 0
+    assert re.search(r"\(\d+ complex BLAS routines as traps\)", capsys.readouterr().out)
+    assert (folder / "liblapack.so.3").resolve() == lapack_testers.REFERENCE_LAPACK.resolve()
+    assert "libreproblas_blas.so" in subprocess.run(
+        ["ldd", str(folder / "libblas.so.3")], capture_output=True, text=True).stdout

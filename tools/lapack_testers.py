@@ -19,6 +19,7 @@ by another BLAS.
 
     python tools/lapack_testers.py                  # every program, every CPU path, 1-3 threads
     python tools/lapack_testers.py --isa avx2 --threads 3 --order pairwise xlintstd
+    python tools/lapack_testers.py --make-libdir ~/reproblas-lapack   # for your own programs
 
 A program passes when it exits 0, reaches "End of tests", and its report has no test that
 failed to pass LAPACK's threshold (30, from the input file), no failed error exit, no illegal
@@ -143,11 +144,25 @@ def run(program, libdir, env_extra, tester_dir=TESTER_DIR, timeout=900):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("programs", nargs="*", default=list(PROGRAMS),
-                    choices=list(PROGRAMS) + list(OTHER_PROGRAMS),
-                    help=f"default: {' '.join(PROGRAMS)}")
+                    help=f"default: {' '.join(PROGRAMS)}; also {' '.join(OTHER_PROGRAMS)}")
     netlib_testers.configuration_arguments(ap)
     ap.add_argument("--tester-dir", default=str(TESTER_DIR))
+    ap.add_argument("--make-libdir", metavar="FOLDER", help="only fill FOLDER with "
+                    "liblapack.so.3 and libblas.so.3 for LD_LIBRARY_PATH, and exit")
     args = ap.parse_args(argv)
+    unknown = [p for p in args.programs if p not in {**PROGRAMS, **OTHER_PROGRAMS}]
+    if unknown:
+        ap.error(f"unknown program(s): {' '.join(unknown)}")
+    if args.make_libdir:
+        lacking = tools_missing()
+        if lacking or not REFERENCE_LAPACK.exists():
+            print(f"needs {lacking or 'reference LAPACK: apt-get install liblapack3'}")
+            return 2
+        traps = lapack_libdir(args.make_libdir, args.library or
+                              netlib_testers.default_library())
+        print(f"LD_LIBRARY_PATH={Path(args.make_libdir).resolve()}: reference LAPACK over "
+              f"libreproblas_blas ({len(traps)} complex BLAS routines as traps)")
+        return 0
     tester_dir = Path(args.tester_dir)
     if not installed(tester_dir, {p: ({**PROGRAMS, **OTHER_PROGRAMS}[p])
                                   for p in args.programs}):
