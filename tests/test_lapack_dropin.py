@@ -168,3 +168,23 @@ def test_make_libdir_fills_a_folder_for_ld_library_path(tmp_path, capsys):
     assert (folder / "liblapack.so.3").resolve() == lapack_testers.REFERENCE_LAPACK.resolve()
     assert "libreproblas_blas.so" in subprocess.run(
         ["ldd", str(folder / "libblas.so.3")], capture_output=True, text=True).stdout
+
+
+def test_demo_without_scipy_asks_numpy(monkeypatch, capsys):
+    """Without SciPy (the README's first command installs none) the OpenBLAS side is
+    numpy.linalg, run per OPENBLAS_NUM_THREADS and core type like SciPy's."""
+    real = lapack_demo.importlib.util.find_spec
+    monkeypatch.setattr(lapack_demo.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "scipy" else real(name, *a))
+    rows, cores, source = lapack_demo.openblas_part(20)
+    out = capsys.readouterr().out
+    assert "through numpy.linalg" in out and source == "NumPy's wheel, numpy.linalg"
+    assert "OPENBLAS_NUM_THREADS=1: openblas" in out  # threadpoolctl found NumPy's OpenBLAS
+    assert len(rows) == 3 * len(cores)
+    assert all(set(d) == set(lapack_demo.ROUTINES) for d in rows.values())
+
+
+def test_demo_without_reference_lapack_says_what_to_install(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(lapack_testers, "REFERENCE_LAPACK", tmp_path / "liblapack.so.3")
+    assert lapack_demo.main(["--n", "20"]) == 0
+    assert "apt-get install liblapack3" in capsys.readouterr().out

@@ -13,7 +13,8 @@ are known by the SHA-256 of their bits; the demo prints them and fails (exit 1) 
 routine gives one result per order. Then the same routines through ``scipy.linalg.lapack``
 (the OpenBLAS in SciPy's wheel) with ``OPENBLAS_NUM_THREADS`` 1, 2, 3 and
 ``OPENBLAS_CORETYPE`` Haswell and SkylakeX (where the CPU runs it), and says whether its
-digests differ. Exit status 2 when reference LAPACK, a C compiler or nm is missing.
+digests differ (without SciPy: NumPy's OpenBLAS through numpy.linalg). When reference LAPACK,
+a C compiler or nm is missing it says what to install and exits 0.
 """
 import argparse
 import hashlib
@@ -117,17 +118,32 @@ def run_scipy(n):
     w, v, info = lapack.dsyev(s, compute_v=1, lower=0, lwork=64 * n)
     assert info == 0
     out["dsyev"] = digest(w, v)
+    out["_blas"] = openblas_description("scipy.libs")
+    return out
+
+
+def run_numpy(n):
+    """{routine: digest} from numpy.linalg (NumPy's own OpenBLAS), for when SciPy is absent.
+    NumPy has no dsyev: that column is numpy.linalg.eigh, LAPACK's dsyevd."""
+    a, b, s, spd, q = inputs(n)
+    h, tau = np.linalg.qr(q, mode="raw")
+    w, v = np.linalg.eigh(s, UPLO="U")
+    return {"dgesv": digest(np.linalg.solve(a, b)), "dpotrf": digest(np.linalg.cholesky(spd)),
+            "dgeqrf": digest(h, tau), "dsyev": digest(w, v),
+            "_blas": openblas_description("numpy.libs")}
+
+
+def openblas_description(folder):
+    """What threadpoolctl says of the OpenBLAS loaded from a wheel's ``folder``."""
     try:
         from threadpoolctl import threadpool_info
-        blas = [p for p in threadpool_info()
-                if p.get("user_api") == "blas" and "scipy.libs" in p.get("filepath", "")]
-        if blas:
-            out["_blas"] = (f"{blas[0].get('internal_api')} {blas[0].get('version')} "
-                            f"{blas[0].get('architecture')}, {blas[0].get('num_threads')} "
-                            f"thread(s)")
     except ImportError:
-        pass
-    return out
+        return "unknown (no threadpoolctl)"
+    for p in threadpool_info():
+        if p.get("user_api") == "blas" and folder in p.get("filepath", ""):
+            return (f"{p.get('internal_api')} {p.get('version')} {p.get('architecture')}, "
+                    f"{p.get('num_threads')} thread(s)")
+    return "unknown"
 
 
 def child(kind, n, env):
@@ -176,11 +192,9 @@ def skylakex_runs():
 
 
 def openblas_part(n):
-    """Runs scipy.linalg.lapack per OpenBLAS configuration; returns {routine: distinct} or
-    None without SciPy."""
-    if importlib.util.find_spec("scipy") is None:
-        print("\nSciPy is not installed (pip install scipy): no OpenBLAS comparison.")
-        return None
+    """Runs scipy.linalg.lapack (numpy.linalg without SciPy) per OpenBLAS configuration;
+    returns ({configuration: {routine: digest}}, core types, where the routines came from)."""
+    kind = "scipy" if importlib.util.find_spec("scipy") is not None else "numpy"
     cores = [c for c in CORETYPES if c != "SkylakeX" or skylakex_runs()]
     rows, described = [], set()
     for core in cores:
@@ -188,16 +202,22 @@ def openblas_part(n):
             env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OPENBLAS_CORETYPE=core)
             env.pop("LD_PRELOAD", None)
             env.pop("LD_LIBRARY_PATH", None)
-            digests = child("scipy", n, env)
+            digests = child(kind, n, env)
             described.add(f"OPENBLAS_CORETYPE={core} OPENBLAS_NUM_THREADS={threads}: "
                           f"{digests.pop('_blas', 'unknown')}")
             rows.append((f"{core} {threads} thread(s)", digests))
-    print("\nthe same routines through scipy.linalg.lapack (SciPy's OpenBLAS, its own "
-          "LAPACK):")
+    if kind == "scipy":
+        print("\nthe same routines through scipy.linalg.lapack (SciPy's OpenBLAS, its own "
+              "LAPACK):")
+    else:
+        print("\nSciPy is not installed: the same routines through numpy.linalg (NumPy's "
+              "OpenBLAS, its own LAPACK): solve, cholesky (lower), qr (raw), and for dsyev "
+              "eigh, which is LAPACK's dsyevd:")
     table(rows)
     for line in sorted(described):
         print(f"    {line}")
-    return {label: digests for label, digests in rows}, cores
+    source = "SciPy's wheel" if kind == "scipy" else "NumPy's wheel, numpy.linalg"
+    return {label: digests for label, digests in rows}, cores, source
 
 
 def openblas_summary(rows, cores):
@@ -221,22 +241,26 @@ def main(argv=None):
     ap.add_argument("--isa", action="append", help="REPROBLAS_ISA values (default: every "
                     "path this CPU has)")
     ap.add_argument("--no-openblas", action="store_true", help="skip the OpenBLAS part")
-    ap.add_argument("--child", choices=("lapack", "scipy"), help=argparse.SUPPRESS)
+    ap.add_argument("--child", choices=("lapack", "scipy", "numpy"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.n < 2:
         ap.error(f"--n must be at least 2, got {args.n}")
     if args.child:
-        run = run_reference_lapack if args.child == "lapack" else run_scipy
+        run = {"lapack": run_reference_lapack, "scipy": run_scipy,
+               "numpy": run_numpy}[args.child]
         print(json.dumps(run(args.n)))
         return 0
+    # Without its prerequisites the demo says what to install and ends with status 0: it
+    # runs after the other demos in the README's first command.
     if not lapack_testers.REFERENCE_LAPACK.exists():
-        print(f"reference LAPACK not found ({lapack_testers.REFERENCE_LAPACK}): "
-              f"apt-get install liblapack3")
-        return 2
+        print(f"LAPACK demo skipped: Debian's reference LAPACK is not installed "
+              f"({lapack_testers.REFERENCE_LAPACK}; apt-get install liblapack3)")
+        return 0
     lacking = lapack_testers.tools_missing()
     if lacking:
-        print(f"{lacking} not found: needed to build the traps for the complex BLAS")
-        return 2
+        print(f"LAPACK demo skipped: {lacking} not found (needed to build the traps for the "
+              f"complex BLAS)")
+        return 0
     library = args.library or netlib_testers.default_library()
     isas = args.isa or netlib_testers.cpu_paths()
     print(f"n = {args.n}: dgesv (3 right-hand sides), dpotrf (upper), dgeqrf "
@@ -255,8 +279,9 @@ def main(argv=None):
     print(f"  sequential and pairwise differ for {', '.join(apart) or 'no routine'}: "
           f"the library, which REPROBLAS_ORDER steers, did LAPACK's BLAS calls")
     if theirs is not None:
-        print("OpenBLAS (SciPy's wheel):")
-        for line in openblas_summary(*theirs):
+        rows, cores, source = theirs
+        print(f"OpenBLAS ({source}):")
+        for line in openblas_summary(rows, cores):
             print(line)
     failed = [(o, r) for o, d in ours.items() for r in ROUTINES if len(d[r]) != 1]
     return 1 if failed else 0
