@@ -52,6 +52,7 @@ TMGLIB = Path("/usr/lib/x86_64-linux-gnu/libtmglib.so.3")
 PROGRAMS = {"xlintsts": "stest.in", "xlintstd": "dtest.in", "xlintstds": "dstest.in",
             "xlintstrfd": "dtest_rfp.in"}
 OTHER_PROGRAMS = {"xlintstrfs": "stest_rfp.in"}
+ALL_PROGRAMS = {**PROGRAMS, **OTHER_PROGRAMS}
 DEBIAN_PACKAGES = "liblapack3 liblapack-test"
 FAILED_TESTS = re.compile(r"(\d+)\s+out of\s+(\d+)\s+tests failed")
 TESTS_RUN = re.compile(r"\(\s*(\d+) tests run\)")
@@ -128,7 +129,7 @@ def verdict(returncode, report):
 def run(program, libdir, env_extra, tester_dir=TESTER_DIR, timeout=900):
     """(passed, tests run, tests failed, report, seconds) of one program run with its
     standard input, LAPACK and the BLAS taken from ``libdir`` (lapack_libdir)."""
-    name = {**PROGRAMS, **OTHER_PROGRAMS}[program]
+    name = ALL_PROGRAMS[program]
     env = dict(os.environ, LD_LIBRARY_PATH=str(libdir), **env_extra)
     env.pop("LD_PRELOAD", None)
     with tempfile.TemporaryDirectory(prefix="lapack-") as tmp, open(tester_dir / name) as stdin:
@@ -150,7 +151,7 @@ def main(argv=None):
     ap.add_argument("--make-libdir", metavar="FOLDER", help="only fill FOLDER with "
                     "liblapack.so.3 and libblas.so.3 for LD_LIBRARY_PATH, and exit")
     args = ap.parse_args(argv)
-    unknown = [p for p in args.programs if p not in {**PROGRAMS, **OTHER_PROGRAMS}]
+    unknown = [p for p in args.programs if p not in ALL_PROGRAMS]
     if unknown:
         ap.error(f"unknown program(s): {' '.join(unknown)}")
     if args.make_libdir:
@@ -164,8 +165,7 @@ def main(argv=None):
               f"libreproblas_blas ({len(traps)} complex BLAS routines as traps)")
         return 0
     tester_dir = Path(args.tester_dir)
-    if not installed(tester_dir, {p: ({**PROGRAMS, **OTHER_PROGRAMS}[p])
-                                  for p in args.programs}):
+    if not installed(tester_dir, {p: ALL_PROGRAMS[p] for p in args.programs}):
         print(f"LAPACK's test programs not found in {tester_dir}: "
               f"apt-get install {DEBIAN_PACKAGES}")
         return 2
