@@ -41,6 +41,13 @@ def default_library():
     return reproblas.get_blas_library()
 
 
+def cpu_paths():
+    """The REPROBLAS_ISA values this CPU can run."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import crlibm_py
+    return [i for i in ("scalar", "avx2", "avx512") if crlibm_py.isa_supported(i)]
+
+
 def installed(tester_dir=TESTER_DIR):
     return all((tester_dir / p).exists() for p in PROGRAMS)
 
@@ -138,46 +145,56 @@ def tested(input_text):
                                             input_text, re.MULTILINE)]
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("programs", nargs="*", default=PROGRAMS, help="default: all twelve")
-    ap.add_argument("--library", default=None, help="default: reproblas.get_blas_library()")
+def configuration_arguments(ap, library_help="default: reproblas.get_blas_library()"):
+    """The options that choose the library and the configurations, shared with
+    tools/lapack_testers.py."""
+    ap.add_argument("--library", default=None, help=library_help)
     ap.add_argument("--isa", action="append", help="REPROBLAS_ISA values (default: every "
                     "path this CPU has)")
     ap.add_argument("--threads", action="append", type=int, help="default: 1, 2, 3")
     ap.add_argument("--order", action="append", choices=ORDERS, help="default: both")
-    ap.add_argument("--tester-dir", default=str(TESTER_DIR))
     ap.add_argument("-v", "--verbose", action="store_true", help="print failed reports")
+
+
+def configurations(args):
+    """The environments of every configuration the options name: each CPU path, thread count
+    and order."""
+    return [{"REPROBLAS_ISA": isa, "REPROBLAS_NUM_THREADS": str(threads),
+             "REPROBLAS_ORDER": order}
+            for isa, threads, order in itertools.product(
+                args.isa or cpu_paths(), args.threads or [1, 2, 3], args.order or ORDERS)]
+
+
+def describe(env):
+    return (f"isa={env['REPROBLAS_ISA']:7s} threads={env['REPROBLAS_NUM_THREADS']} "
+            f"order={env['REPROBLAS_ORDER']}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("programs", nargs="*", default=PROGRAMS, help="default: all twelve")
+    configuration_arguments(ap)
+    ap.add_argument("--tester-dir", default=str(TESTER_DIR))
     args = ap.parse_args(argv)
     tester_dir = Path(args.tester_dir)
     if not installed(tester_dir):
         print(f"netlib testers not found in {tester_dir}: apt-get install libblas-test")
         return 2
     library = args.library or default_library()
-    if args.isa:
-        isas = args.isa
-    else:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        import crlibm_py
-        isas = [i for i in ("scalar", "avx2", "avx512") if crlibm_py.isa_supported(i)]
+    envs = configurations(args)
     failed = 0
     left_out = {}
-    for program, isa, threads, order in itertools.product(
-            args.programs, isas, args.threads or [1, 2, 3], args.order or ORDERS):
-        env = {"REPROBLAS_ISA": isa, "REPROBLAS_NUM_THREADS": str(threads),
-               "REPROBLAS_ORDER": order}
+    for program, env in itertools.product(args.programs, envs):
         ok, report, missing = run(program, library, env, tester_dir)
         left_out[program] = missing
         failed += not ok
-        print(f"{'PASS' if ok else 'FAIL'} {program:9s} isa={isa:7s} threads={threads} "
-              f"order={order}")
+        print(f"{'PASS' if ok else 'FAIL'} {program:9s} {describe(env)}")
         if not ok and args.verbose:
             print(report)
     for program, missing in left_out.items():
         if missing:
             print(f"{program}: not in the library, left out: {' '.join(missing)}")
-    runs = len(args.programs) * len(isas) * len(args.threads or [1, 2, 3]) * len(
-        args.order or ORDERS)
+    runs = len(args.programs) * len(envs)
     print(f"{runs - failed} passed, {failed} failed")
     return 1 if failed else 0
 
