@@ -18,7 +18,7 @@ import reproblas.torch as rt  # noqa: E402
 nn = torch.nn
 SHARDS = 4
 STEPS = 3
-TIMEOUT = 120  # seconds for a whole multi-process run; a hang fails instead of blocking CI
+TIMEOUT = 300  # seconds for a whole multi-process run; a hang fails instead of blocking CI
 
 
 def _model():
