@@ -176,6 +176,24 @@ def test_unreached_parameter_keeps_no_gradient_and_bad_input():
         rt.data_parallel_backward(model.double(), lambda a: rt.sum(model[0](a)), x, shards=2)
 
 
+@pytest.mark.parametrize("shards", [3, 5])
+def test_buffers_no_shard_changes_keep_their_bits(shards):
+    """Evaluation mode: every shard leaves the statistics as they were, and they stay so (the
+    mean of 3 equal float32 values is not always the value)."""
+    torch.manual_seed(0)
+    model = rt.convert(nn.Sequential(nn.Linear(3, 50), nn.BatchNorm1d(50)))
+    with torch.no_grad():
+        model[1].running_mean.copy_(torch.randn(50))
+        model[1].running_var.copy_(torch.rand(50) + 0.5)
+    model.eval()
+    before = [b.clone() for b in model.buffers()]
+    rt.data_parallel_backward(model, lambda a: rt.sum(model(a)), torch.randn(10, 3),
+                              shards=shards)
+    for b, b0 in zip(model.buffers(), before):
+        assert same_bits(b.numpy(), b0.numpy())
+    assert model[0].weight.grad is not None
+
+
 def test_shards_matter_and_orders_differ():
     """S is part of the definition: another S (or order) is another result."""
     base = _train()

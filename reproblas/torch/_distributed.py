@@ -98,7 +98,7 @@ def data_parallel_backward(model, loss_fn, batch, *, shards, order="sequential",
     shard's own statistics); the shards' gradients are exchanged with ``all_gather`` and summed
     over the shard index in ``order`` on every process, then divided by S
     (``reduction="mean"``) or not (``"sum"``). Floating buffers become the mean of the shards'
-    updated buffers. Sets ``p.grad`` of every parameter that requires a gradient (``None``
+    updated buffers (an element equal in every shard keeps its value). Sets ``p.grad`` of every parameter that requires a gradient (``None``
     where no shard reached it) and returns the loss reduced the same way.
 
     Without an initialised ``torch.distributed`` this process computes all S shards; with one,
@@ -191,7 +191,11 @@ def data_parallel_backward(model, loss_fn, batch, *, shards, order="sequential",
         for b, b_after in zip(model.buffers(), after):
             if not b.is_floating_point():  # batch norm's counter: one shard's count
                 b.copy_(b_after)
+        # an element that no shard changed (equal in all, eval mode, frozen statistics)
+        # keeps its bits: (S copies of b) ⊘ S is not always b
+        unchanged = (full[:, ng:ng + nb] == full[:1, ng:ng + nb]).all(0)
+        combined = torch.where(unchanged, full[0, ng:ng + nb], mean[ng:ng + nb])
         for b in fbufs:
-            b.copy_(mean[at:at + b.numel()].reshape(b.shape))
+            b.copy_(combined[at - ng:at - ng + b.numel()].reshape(b.shape))
             at += b.numel()
     return (mean if reduction == "mean" else total)[ng + nb].clone()
