@@ -85,3 +85,45 @@ def test_gpt_cache_and_padding_masks():
     # row 1: two padding positions see only themselves; real queries never see padding
     assert m[1].tolist() == [[True, False, False, False], [False, True, False, False],
                              [False, False, True, False], [False, False, True, True]]
+
+
+def test_digits_training_on_the_emulated_cuda_kernels(monkeypatch):
+    """reproblas.torch takes CPU tensors only, so the demo has no CUDA run. What can be checked:
+    every reproblas routine under a (reduced) training run of the demo's network -- convolutions
+    and their gradients, gemm, the batch-norm and shard sums -- computed by the CUDA kernels on
+    the host emulation gives the CPU's weights, bit for bit (crlibm_py stays on the CPU)."""
+    from cuda_support import EmuDevice
+    from repro_runtime import cuda as rt_cuda
+
+    import reproblas.torch as rt
+    from reproblas import _backend, _cuda
+
+    x, y, _, _ = demo.load()
+
+    def run():
+        torch.manual_seed(0)
+        model = rt.convert(demo.ResNet(channels=2))
+        loss_fn = rt.CrossEntropyLoss()
+        opt = rt.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        for i in range(2):
+            opt.zero_grad()
+            rows = slice(4 * i, 4 * i + 4)
+            rt.data_parallel_backward(model, lambda a, b: loss_fn(model(a), b),
+                                      (x[rows], y[rows]), shards=2)
+            opt.step()
+        return demo.digest(model)
+
+    want = run()
+    emu = EmuDevice()
+    monkeypatch.setattr(rt_cuda, "_device", [emu])
+    launched = []
+
+    def on_the_device(*arrays):
+        launched.append(1)
+        return _cuda.CudaBackend(emu)
+
+    monkeypatch.setattr(_backend, "select", on_the_device)
+    got = run()
+    monkeypatch.undo()
+    assert len(launched) > 100  # every routine of the steps went to the emulated device
+    assert got == want
