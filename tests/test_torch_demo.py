@@ -71,6 +71,11 @@ def test_gpt_generation_is_the_same_alone_in_a_batch_and_with_a_cache(capsys):
     assert len(text) == len(gpt.PROMPTS) and all(len(t) == 5 for t in text)
     # the batch really is padded: the prompts have 8 different lengths
     assert len({len(p) for p in gpt.PROMPTS}) == 8
+    weights = set()
+    for _, env in demo.configurations():
+        with demo.environ(**env):
+            weights.add(gpt.weights_digest(gpt.train(4)[0]))
+    assert weights == {gpt.weights_digest(model)}  # training, too, on every configuration
     found = demo.run_gpt(steps=4, new=5)
     assert set(found.values()) == {digest}
     assert len(found) == 3 + len(cpu_paths()) - 1
