@@ -98,8 +98,9 @@ def data_parallel_backward(model, loss_fn, batch, *, shards, order="sequential",
     shard's own statistics); the shards' gradients are exchanged with ``all_gather`` and summed
     over the shard index in ``order`` on every process, then divided by S
     (``reduction="mean"``) or not (``"sum"``). Floating buffers become the mean of the shards'
-    updated buffers (an element equal in every shard keeps its value). Sets ``p.grad`` of every parameter that requires a gradient (``None``
-    where no shard reached it) and returns the loss reduced the same way.
+    updated buffers (an element equal in every shard keeps its value). Sets (replaces)
+    ``p.grad`` of every parameter that requires a gradient (``None`` where no shard reached
+    it) and returns the loss reduced the same way.
 
     Without an initialised ``torch.distributed`` this process computes all S shards; with one,
     process r of P computes shards r·S/P … (r+1)·S/P − 1 (P must divide S). Gloo (CPU) and
