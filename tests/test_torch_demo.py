@@ -59,39 +59,6 @@ def test_bad_arguments():
         demo.main(["--steps", "0"])
 
 
-def test_gpt_generation_is_the_same_alone_in_a_batch_and_with_a_cache(capsys):
-    from reproblas.torch import _demo_gpt as gpt
-    model, loss = gpt.train(4)
-    assert loss == loss and loss > 0
-    diff, digest, text = gpt.checks(model, gpt.RtOps, new=5)
-    assert set(diff) == {"in a padded batch of 8", "with a KV cache (batch of 8)",
-                         "alone, with a KV cache"}
-    for differing, compared, tokens in diff.values():
-        assert differing == tokens == 0 and compared > 0
-    assert len(text) == len(gpt.PROMPTS) and all(len(t) == 5 for t in text)
-    # the batch really is padded: the prompts have 8 different lengths
-    assert len({len(p) for p in gpt.PROMPTS}) == 8
-    weights = set()
-    for _, env in demo.configurations():
-        with demo.environ(**env):
-            weights.add(gpt.weights_digest(gpt.train(4)[0]))
-    assert weights == {gpt.weights_digest(model)}  # training, too, on every configuration
-    found = demo.run_gpt(steps=4, new=5)
-    assert set(found.values()) == {digest}
-    assert len(found) == 3 + len(cpu_paths()) - 1
-    out = capsys.readouterr().out
-    assert "1 distinct result over" in out and "stock PyTorch" in out
-
-
-def test_gpt_cache_and_padding_masks():
-    from reproblas.torch import _demo_gpt as gpt
-    m = gpt.causal_mask(torch.tensor([0, 2]), 4)[:, 0]
-    assert m[0].tolist() == torch.tril(torch.ones(4, 4, dtype=torch.bool)).tolist()
-    # row 1: two padding positions see only themselves; real queries never see padding
-    assert m[1].tolist() == [[True, False, False, False], [False, True, False, False],
-                             [False, False, True, False], [False, False, True, True]]
-
-
 def test_digits_training_on_the_emulated_cuda_kernels(monkeypatch):
     """reproblas.torch takes CPU tensors only, so the demo has no CUDA run. What can be checked:
     every reproblas routine under a (reduced) training run of the demo's network -- convolutions

@@ -9,12 +9,6 @@ and 3 threads (``REPROBLAS_NUM_THREADS`` and PyTorch's own), and in 2 processes 
 SHA-256 of the trained weights must be one. The same model unconverted, trained with stock
 PyTorch from the same initial weights, gives the accuracy to compare with.
 
-Then a tiny character-level GPT (rotary embeddings, RMSNorm, causal attention, GELU, AdamW) is
-trained on a text kept in ``_demo_gpt.py`` and generates greedily after 8 prompts: each
-prompt's logits and tokens are the same bits alone, inside a left-padded batch of the 8 and
-with a KV cache, on every configuration above; the same weights through stock PyTorch
-functions are shown on the same checks.
-
 Needs PyTorch and scikit-learn (``pip install 'crlibm-py[torch]' scikit-learn``).
 """
 import argparse
@@ -259,55 +253,6 @@ def run_digits(steps=300, batch=64, shards=2, processes=2, stock=True):
     return found
 
 
-def run_gpt(steps=150, new=12):
-    """Train the tiny GPT once, then in every configuration generate greedily and compare
-    each prompt alone, in a padded batch and with a KV cache. Returns {label: digest}."""
-    from . import _demo_gpt as gpt
-    start = time.perf_counter()
-    model, loss = gpt.train(steps)
-    params = sum(p.numel() for p in model.parameters())
-    print(f"\ntiny GPT: characters of a {len(gpt.TEXT)}-character text kept in the demo, "
-          f"{gpt.LAYERS} layers, width {gpt.D}, {gpt.HEADS} heads, {params} parameters "
-          f"(rotary embeddings, RMSNorm, causal attention, GELU); AdamW, {steps} steps of "
-          f"{gpt.BATCH}×{gpt.CTX} characters, last loss {loss:.3f} "
-          f"({time.perf_counter() - start:.1f} s); weights SHA-256 "
-          f"{gpt.weights_digest(model)[:24]}")
-    print(f"  greedy generation of {new} characters after each of {len(gpt.PROMPTS)} prompts "
-          f"of {min(map(len, gpt.PROMPTS))} to {max(map(len, gpt.PROMPTS))} characters; "
-          f"logits (and tokens) that differ from the prompt alone:\n")
-    results = {}
-    for ops in (gpt.RtOps, gpt.TorchOps):
-        results[ops.name] = gpt.checks(model, ops, new)
-    print(f"{'':32}{gpt.RtOps.name:>28}{gpt.TorchOps.name:>28}")
-    for check in results[gpt.RtOps.name][0]:
-        cells = ["{} of {} ({} tokens)".format(*results[o.name][0][check])
-                 for o in (gpt.RtOps, gpt.TorchOps)]
-        print(f"{check:32}{cells[0]:>28}{cells[1]:>28}")
-    print(f"\n{'configuration':48} {'logits+tokens SHA-256 (start)':30}")
-    found, threads = {}, torch.get_num_threads()
-    try:
-        for label, env in configurations():
-            with environ(**env):
-                torch.set_num_threads(int(env["REPROBLAS_NUM_THREADS"]))
-                diff, found[label], text = gpt.checks(model, gpt.RtOps, new)
-            assert all(d[0] == d[2] == 0 for d in diff.values()), (label, diff)
-            print(f"{label:48} {found[label][:30]}")
-        stock = {}
-        for t in (1, 2):
-            torch.set_num_threads(t)
-            stock[t] = gpt.generate(model, gpt.TorchOps, gpt.PROMPTS, new, cache=True)[1]
-    finally:
-        torch.set_num_threads(threads)
-    differ = int((stock[1].view(torch.int32) != stock[2].view(torch.int32)).sum())
-    note(f"{gpt.TorchOps.name}, PyTorch on 1 vs 2 threads (batch with KV cache): {differ} of "
-         f"{stock[1].numel()} logits differ.")
-    distinct = set(found.values())
-    print(f"{len(distinct)} distinct result{'s' * (len(distinct) > 1)} over {len(found)} "
-          f"configurations; continuations: " + " | ".join(repr(t) for t in text[:3]) + " ...")
-    assert len(distinct) == 1, f"the generated logits changed with the configuration: {found}"
-    return found
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m reproblas.torch.demo",
@@ -320,18 +265,11 @@ def main(argv=None):
                         help="virtual shards per batch, a multiple of --processes (default 2)")
     parser.add_argument("--processes", type=int, default=2,
                         help="processes of the data-parallel run; 1 skips it (default 2)")
-    parser.add_argument("--gpt-steps", type=int, default=150,
-                        help="AdamW steps of the tiny GPT (default 150)")
-    parser.add_argument("--only", choices=("digits", "gpt"),
-                        help="run one of the two demos (default: both)")
     args = parser.parse_args(argv)
-    if args.steps < 1 or args.gpt_steps < 1 or args.batch < args.shards or args.processes < 1 \
+    if args.steps < 1 or args.batch < args.shards or args.processes < 1 \
             or args.shards % args.processes:
         parser.error("need steps >= 1, batch >= shards, and processes dividing shards")
-    if args.only != "gpt":
-        run_digits(args.steps, args.batch, args.shards, args.processes)
-    if args.only != "digits":
-        run_gpt(args.gpt_steps)
+    run_digits(args.steps, args.batch, args.shards, args.processes)
     print(f"\nPyTorch {torch.__version__}; reproblas {reproblas.__version__}; "
           f"{os.cpu_count()} CPUs.")
 
