@@ -1,4 +1,5 @@
-"""The README's main job ends with the two demos: they must run and report sameness."""
+"""The README's main job runs the crlibm_py and reproblas demos: they must run and report
+sameness (the LAPACK and torch demos have their own test files)."""
 import re
 
 import pytest

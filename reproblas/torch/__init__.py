@@ -45,3 +45,7 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
            "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_",
            "reproducible"]
+
+from ._distributed import data_parallel_backward, shard_slices  # noqa: E402
+
+__all__ += ["data_parallel_backward", "shard_slices"]

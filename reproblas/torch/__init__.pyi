@@ -19,7 +19,7 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "Embedding", "Dropout",
            "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
            "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_",
-           "reproducible"]
+           "reproducible", "data_parallel_backward", "shard_slices"]
 
 _Pair = int | tuple[int, int]
 _Dims = int | Sequence[int] | None
@@ -336,3 +336,11 @@ def clip_grad_norm_(parameters: torch.Tensor | Sequence[torch.Tensor], max_norm:
 # have a reproblas version, lets exact operations pass, raises for the others when strict.
 def reproducible(*, order: str = "sequential", strict: bool = True,
                  allow: Iterable[Callable[..., Any]] = ()) -> torch.overrides.TorchFunctionMode: ...
+
+# ---- data-parallel gradients independent of the process count (docs/contract.md §5.8) ----
+def data_parallel_backward(model: torch.nn.Module, loss_fn: Callable[..., torch.Tensor],
+                           batch: torch.Tensor | Sequence[torch.Tensor], *, shards: int,
+                           order: str = "sequential", reduction: Literal["mean", "sum"] = "mean",
+                           group: Any = None) -> torch.Tensor: ...
+def shard_slices(n: int, shards: int, rank: int = 0,
+                 world_size: int = 1) -> list[tuple[int, slice]]: ...
