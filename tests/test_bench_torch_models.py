@@ -21,7 +21,7 @@ def test_script_reports_each_task_and_thread_count(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(json_file.read_text())["rows"]
     assert [(r["model"], r["task"], r["threads"]) for r in rows] == [
-        ("gpt", task, t) for t in (1, 2) for task in ("train", "infer")]
+        (m, task, t) for m in ("cnn", "gpt") for t in (1, 2) for task in ("train", "infer")]
     for r in rows:
         assert r["ours_s"] > 0 and r["baseline_s"] > 0
         assert r["ratio"] == pytest.approx(r["ours_s"] / r["baseline_s"])

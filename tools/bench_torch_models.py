@@ -6,7 +6,7 @@ kept. Tasks: "train" (forward, loss, backward, optimizer step) and "infer" (forw
 no_grad). Prints both times and the ratio ours / PyTorch (1.0 = as fast; the issue's targets:
 train <= 1.5, infer <= 1.3). Threads: REPROBLAS_NUM_THREADS and torch.set_num_threads.
 
-    PYTHONPATH=. python tools/bench_torch_models.py [--models gpt] [--threads 1 2]
+    PYTHONPATH=. python tools/bench_torch_models.py [--models cnn gpt] [--threads 1 2]
         [--tasks train infer] [--repeat 5] [--json FILE]
 """
 import argparse
@@ -17,14 +17,13 @@ import torch
 
 from bench_json import machine_info, write
 from bench_reproblas_gemm import interleaved_best, settle_time
-from reproblas.torch import gpt_demo
+from reproblas.torch import demo, gpt_demo
 
 
-# model -> (its shape, the plain PyTorch steps, the reproblas steps)
+# model -> (the demo module with its bench_steps, the shape it runs)
 MODELS = {
-    "gpt": lambda: ("batch 8 x 32 tokens", gpt_demo.bench_steps(gpt_demo.TorchOps,
-                                                                torch.optim.AdamW),
-                    gpt_demo.bench_steps(gpt_demo.ReproOps, gpt_demo.AdamW)),
+    "cnn": (demo, "digits ResNet, batch 64 of 8x8"),
+    "gpt": (gpt_demo, "tiny GPT, batch 8 x 32 tokens"),
 }
 
 
@@ -41,7 +40,8 @@ def main():
           flush=True)
     rows = []
     for name in args.models:
-        what, theirs, ours = MODELS[name]()
+        module, what = MODELS[name]
+        theirs, ours = module.bench_steps("torch"), module.bench_steps("reproblas")
         for t in args.threads:
             os.environ["REPROBLAS_NUM_THREADS"] = str(t)
             torch.set_num_threads(t)

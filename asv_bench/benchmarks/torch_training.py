@@ -1,58 +1,36 @@
-"""asv benchmarks: one training step of the demo's ResNet (python -m reproblas.torch.demo) on
-64 images of 8×8: reproblas.torch through data_parallel_backward with 1 and 2 shards, against
-the same network in stock PyTorch; 1 and 2 threads. Skipped without PyTorch.
-"""
-from ._common import ThreadedBenchmark, import_package
+"""asv benchmarks: a training step and a forward pass of the two demo models -- the digits
+ResNet (python -m reproblas.torch.demo) and the tiny GPT (python -m reproblas.torch.gpt_demo)
+-- on reproblas.torch and as the same networks in plain PyTorch, 1 and 2 threads (skipped
+without PyTorch). tools/bench_torch_models.py prints their ratios, measured in one run."""
+from ._common import ThreadedBenchmark, import_package, require
 
 rb = import_package("reproblas")
 
 
-class TimeTrainingStep(ThreadedBenchmark):
-    """zero_grad, forward, backward (shard reduction included), SGD step with momentum."""
-    params = [["reproblas-1-shard", "reproblas-2-shards", "stock"], [1, 2]]
-    param_names = ["model", "threads"]
+class TimeModelStep(ThreadedBenchmark):
+    """cnn: SGD with momentum, batch 64; gpt: AdamW, batch 8 x 32 tokens (each demo's
+    bench_steps)."""
+    params = [["cnn", "gpt"], ["reproblas", "torch"], ["train", "infer"], [1, 2]]
+    param_names = ["model", "library", "task", "threads"]
 
-    def setup(self, model, threads):
-        if rb is None:
-            raise NotImplementedError("the package is not built")
+    def setup(self, model, library, task, threads):
+        require(rb)
         try:
             import torch
 
-            import reproblas.torch as rt
-            from reproblas.torch import demo
+            from reproblas.torch import demo, gpt_demo
         except ImportError:
             raise NotImplementedError("PyTorch is not installed") from None
-        g = torch.Generator().manual_seed(0)
-        x, y = torch.rand(64, 1, 8, 8, generator=g), torch.randint(0, 10, (64,), generator=g)
-        net = demo.initial_model()
-        if model == "stock":
-            opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
-
-            def step():
-                opt.zero_grad()
-                torch.nn.functional.cross_entropy(net(x), y).backward()
-                opt.step()
-        else:
-            net = rt.convert(net)
-            loss_fn = rt.CrossEntropyLoss()
-            opt = rt.SGD(net.parameters(), lr=0.05, momentum=0.9)
-            shards = 1 if model == "reproblas-1-shard" else 2
-
-            def step():
-                opt.zero_grad()
-                rt.data_parallel_backward(net, lambda a, b: loss_fn(net(a), b), (x, y),
-                                          shards=shards)
-                opt.step()
-        self.step = step
+        self.call = {"cnn": demo, "gpt": gpt_demo}[model].bench_steps(library)[task]
         self._saved_torch_threads = torch.get_num_threads()
         torch.set_num_threads(threads)
         self._set_threads(threads)
 
-    def teardown(self, model, threads):
+    def teardown(self, model, library, task, threads):
         if hasattr(self, "_saved_torch_threads"):
             import torch
             torch.set_num_threads(self._saved_torch_threads)
-        super().teardown(model, threads)
+        super().teardown(model, library, task, threads)
 
-    def time_step(self, model, threads):
-        self.step()
+    def time_step(self, model, library, task, threads):
+        self.call()

@@ -92,6 +92,32 @@ def initial_model(seed=0):
     return ResNet()
 
 
+def bench_steps(library, batch=64):
+    """{"train": one SGD step, "infer": one forward in eval mode} of the ResNet on fixed
+    images, converted (library "reproblas") or stock ("torch"); tools/bench_torch_models.py
+    and asv_bench time them."""
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.rand(batch, 1, 8, 8, generator=g), torch.randint(0, 10, (batch,), generator=g)
+    net = initial_model()
+    if library == "reproblas":
+        net, loss_fn, opt_cls = _modules.convert(net), _modules.CrossEntropyLoss(), SGD
+    else:
+        loss_fn, opt_cls = nn.CrossEntropyLoss(), torch.optim.SGD
+    opt = opt_cls(net.parameters(), lr=0.05, momentum=0.9)
+
+    def train_step():
+        net.train()
+        opt.zero_grad()
+        loss_fn(net(x), y).backward()
+        opt.step()
+
+    @torch.no_grad()
+    def infer():
+        net.eval()
+        net(x)
+    return {"train": train_step, "infer": infer}
+
+
 def train(data, steps, batch, shards, group=None):
     """The converted model trained with data_parallel_backward; returns it."""
     x, y = data[0], data[1]

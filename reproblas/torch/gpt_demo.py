@@ -193,9 +193,12 @@ def generate(model, prompts, steps, use_cache):
     return torch.cat(out, 1), torch.stack(logits_steps, 1)
 
 
-def bench_steps(ops, optimizer_cls, batch=8, ctx=32):
+def bench_steps(library, batch=8, ctx=32):
     """{"train": one AdamW step, "infer": one forward under no_grad} of a fresh model on
-    fixed data (tools/bench_torch_models.py, asv_bench)."""
+    fixed data, on reproblas.torch (library "reproblas") or plain PyTorch ("torch");
+    tools/bench_torch_models.py and asv_bench time them."""
+    ops, optimizer_cls = ((ReproOps, AdamW) if library == "reproblas"
+                          else (TorchOps, torch.optim.AdamW))
     model = TinyGPT(ops, len(VOCAB))
     opt = optimizer_cls(model.parameters(), lr=3e-3, weight_decay=0.01)
     data = torch.tensor(encode(TEXT))
