@@ -963,6 +963,78 @@ def level2(int op, int order, tuple desc, cnp.ndarray a not None, cnp.ndarray al
                            f"order={order}, matrix={desc})")
 
 
+
+def level2_plain(int kind, order, alpha, beta, a, x, lower, trans, unit):
+    """y = alpha op(M) x of a full-storage matrix (kind: symmetric or triangular) as a new
+    array, for the common small call (symv, trmv), all of it checked here: a a square 2-D
+    array and x a 1-D array of its dtype and length as `plain` accepts them (n >= 1), the
+    flags True or False, an order name, alpha as product_plain takes it, beta a Python
+    float +-0, valid environment knobs. None for anything else: the caller's general path
+    checks it and says what is wrong."""
+    cdef int code = _order_code(order)
+    if code < 0 or type(beta) is not float or not _bits_zero(beta):
+        return None
+    if not (lower is True or lower is False) or not (trans is True or trans is False) or \
+            not (unit is True or unit is False):
+        return None
+    cdef double al
+    if type(alpha) is float:
+        al = alpha
+    elif type(alpha) is int and -2 ** 53 <= alpha <= 2 ** 53:
+        al = <double>alpha
+    else:
+        return None
+    if type(a) is not np.ndarray:
+        return None
+    cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>a)
+    if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
+        return None
+    if not (_plain(a, 2, typenum) and _plain(x, 1, typenum)):
+        return None
+    cdef cnp.ndarray m = <cnp.ndarray>a, v = <cnp.ndarray>x
+    cdef int64_t n = v.shape[0]
+    if n < 1 or m.shape[0] != n or m.shape[1] != n:
+        return None
+    if typenum == cnp.NPY_FLOAT32 and fabs(al) > FLT_MAX and isfinite(al):
+        return None  # overflows float32: the general path's OverflowError
+    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
+    if isa < 0 or threads < 0:
+        return None
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef rb_l2_matrix A
+    A.kind, A.storage, A.lower, A.trans, A.unit = kind, 0, lower, trans, unit
+    A.m, A.n, A.kl, A.ku, A.a = n, n, 0, 0, cnp.PyArray_DATA(m)
+    _op_strides(m, False, &A.rs, &A.cs)
+    cdef cnp.npy_intp dims[1]
+    dims[0] = n
+    cdef cnp.ndarray y = cnp.PyArray_EMPTY(1, dims, typenum, 0)
+    # alpha rounded to float32 in the library's FP environment (as product_plain); beta 0
+    cdef float al32 = 0, zero32 = 0
+    cdef double zero64 = 0
+    cdef cr_fenv_t saved
+    cdef const void *pal = &al
+    cdef const void *pbe = &zero64
+    cdef int dtype = RB_F64
+    if typenum == cnp.NPY_FLOAT32:
+        saved = cr_fenv_enter()
+        al32 = <float>al
+        cr_fenv_leave(saved)
+        pal, pbe, dtype = &al32, &zero32, RB_F32
+    cdef const void *px = cnp.PyArray_DATA(v)
+    cdef void *py = cnp.PyArray_DATA(y)
+    cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
+    with nogil:
+        rc = rb_l2_mv(dtype, code, cfg, &A, pal, px, 1, pbe, py, 1)
+    _stop_end(&stop)
+    if rc == -2:
+        raise MemoryError("reproblas: out of memory for the level-2 panels")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected a level-2 call (isa={isa}, order={code})")
+    return y
+
 # ---- fused deep-learning ops of reproblas.torch (src/c/reproblas/nn.h) ----
 
 cdef extern from "nn.h":

@@ -13,7 +13,7 @@ arguments once (_validate.py) and runs on the backend of its arrays' device
 """
 import numpy as np
 
-from . import _backend
+from . import _backend, _core
 from . import _validate as V
 
 GENERAL, SYMMETRIC, TRIANGULAR = 0, 1, 2
@@ -134,6 +134,10 @@ def symv(alpha, a, x, beta=0.0, y=None, lower=False, overwrite_y=False, order="s
     numpy.ndarray
         The result: a new array, y (overwrite_y) or out.
     """
+    if y is None and out is None and overwrite_y is False:  # the small call, checked in C
+        r = _core.level2_plain(SYMMETRIC, order, alpha, beta, a, x, lower, False, False)
+        if r is not None:
+            return r
     c = _Call("symv", dict(a=a, x=x, y=y), (2, 1, 1), out, ("y", overwrite_y),
               optional=("y",), lower=lower)
     (lower,), (a, x, y) = c.flags, c.arrays
@@ -291,6 +295,10 @@ def trmv(a, x, lower=False, trans=False, unit_diagonal=False, overwrite_x=False,
     numpy.ndarray
         The product: a new array, x (overwrite_x) or out.
     """
+    if out is None and overwrite_x is False:  # the small call, checked in C
+        r = _core.level2_plain(TRIANGULAR, order, 1.0, 0.0, a, x, lower, trans, unit_diagonal)
+        if r is not None:
+            return r
     c, (lower, trans, unit), (a, x) = _triangular(
         "trmv", dict(a=a, x=x), (2, 1), out, lower, trans, unit_diagonal, overwrite_x)
     n = x.shape[0]

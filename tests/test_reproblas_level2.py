@@ -481,3 +481,40 @@ def test_rows_off_cache_lines(ref, monkeypatch, dtype):
                                 if not unit:
                                     same_bits(rb.symv(1.0, a_sym, x, lower=lower), w_sym,
                                               "symv " + what)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["sequential", "pairwise"])
+def test_small_call_fast_path_has_the_general_paths_bits(dtype, order):
+    """symv/trmv without y, out or overwrite go through _core.level2_plain; out= takes the
+    general path: the same bits for every flag, layout and an alpha float32 rounds."""
+    rng = np.random.default_rng(40)
+    for n in (1, 7, 67):
+        x = rng.standard_normal(n).astype(dtype)
+        for layout in ("C", "F"):
+            a = np.asarray(rng.standard_normal((n, n)).astype(dtype), order=layout)
+            for lower in (False, True):
+                got = rb.symv(0.1, a, x, lower=lower, order=order)
+                want = rb.symv(0.1, a, x, lower=lower, order=order, out=np.empty(n, dtype))
+                assert got.tobytes() == want.tobytes()
+                for trans in (False, True):
+                    for unit in (False, True):
+                        f = dict(lower=lower, trans=trans, unit_diagonal=unit, order=order)
+                        got = rb.trmv(a, x, **f)
+                        want = rb.trmv(a, x, out=np.empty(n, dtype), **f)
+                        assert got.tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="beta"):
+        rb.symv(1.0, np.eye(3, dtype=dtype), np.ones(3, dtype), beta=1.0)
+    with pytest.raises(ValueError, match="square"):
+        rb.trmv(np.ones((2, 3), dtype), np.ones(3, dtype))
+
+
+def test_small_call_skips_the_general_path(monkeypatch):
+    def general(*args):
+        raise AssertionError("the small call took the general path")
+    monkeypatch.setattr(_core, "level2", general)
+    a, x = np.eye(4, dtype=np.float32) * 2, np.ones(4, np.float32)
+    assert rb.symv(1.0, a, x).tolist() == [2.0] * 4
+    assert rb.trmv(a, x, trans=True).tolist() == [2.0] * 4
+    with pytest.raises(AssertionError, match="general path"):
+        rb.symv(1.0, a, x, out=np.empty(4, np.float32))
