@@ -153,3 +153,55 @@ def test_c_abi_call_runs_to_the_end():
     out = interrupt_child(code, {"REPROBLAS_NUM_THREADS": "2"})
     seconds, complete = out.split()
     assert float(seconds) >= DELAY and complete == "True", out
+
+
+SCAN_CHILD = """
+import signal, time
+import numpy as np
+import reproblas
+rng = np.random.default_rng(4)
+small = rng.standard_normal(3 << 16).astype(np.float32)  # pieces between polls
+before = reproblas.cumsum(small, order="{order}")
+x = np.ones(1 << 27, np.float32)
+out = np.full(x.shape, np.nan, np.float32)
+t = time.monotonic()
+reproblas.cumsum(x, order="{order}", out=out)
+full = time.monotonic() - t
+assert not np.isnan(out[-1])  # written to the end
+out[:] = np.nan
+
+def alarm(signum, frame):
+    raise KeyboardInterrupt
+signal.signal(signal.SIGALRM, alarm)
+signal.setitimer(signal.ITIMER_REAL, {delay})
+t = time.monotonic()
+try:
+    reproblas.cumsum(x, order="{order}", out=out)
+    print("finished", time.monotonic() - t, full)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - t, full, bool(np.isnan(out[-1])))
+again = reproblas.cumsum(small, order="{order}")
+print("same", np.array_equal(before.view(np.uint32), again.view(np.uint32)))
+"""
+
+
+@pytest.mark.parametrize("threads, order", [("1", "sequential"), ("1", "pairwise"),
+                                            ("2", "pairwise")])
+def test_long_1d_scan(threads, order):
+    """A 1-D scan is one segment: the chain (sequential) and the chunked pairwise scan poll
+    between pieces of 2^16 terms, so a SIGALRM whose handler raises KeyboardInterrupt stops
+    a 2^27-term cumsum long before its end (its last prefix left unwritten)."""
+    delay = 0.02
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("REPROBLAS_ISA", "REPROBLAS_NUM_THREADS")}
+    env["REPROBLAS_NUM_THREADS"] = threads
+    out = subprocess.run([sys.executable, "-c", SCAN_CHILD.format(order=order, delay=delay)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")
+    status, seconds, full, *rest = lines[0].split()
+    assert status == "interrupted", out.stdout
+    assert rest == ["True"], f"the last prefix was written: the scan ran to its end ({out.stdout})"
+    # the hook is asked every 50 ms (thread.h): well before the uninterrupted call's end
+    assert float(seconds) < max(0.5 * float(full), delay + 0.2), out.stdout
+    assert lines[1] == "same True", out.stdout
