@@ -433,7 +433,8 @@ def test_gemm_interrupted(order):
 
 def test_public_api_on_emulated_gpu_arrays(monkeypatch):
     """reproblas.sum/asum/dot(order='exact') on (emulated) GPU arrays route to the CUDA
-    kernels and give the CPU's bits, axis= included; kahan and the exact gemv refuse."""
+    kernels and give the CPU's bits, axis= included, as kahan's sum and nrm2; the exact gemv
+    refuses."""
     from cuda_support import EmuDevice, emu_array
     from repro_runtime import cuda as rt_cuda
     monkeypatch.setattr(rt_cuda, "_device", [EmuDevice()])
@@ -449,7 +450,8 @@ def test_public_api_on_emulated_gpu_arrays(monkeypatch):
             got = getattr(rb, routine)(*map(emu_array, args2), order="exact", axis=1)
             for i in range(2):
                 same(np.asarray(got)[i], call(routine, x[i], y[i]), f"gpu {routine} axis row {i}")
-        with pytest.raises(ValueError, match="order='kahan' is implemented for NumPy arrays"):
-            rb.sum(emu_array(x[0]), order="kahan")
+        for routine in ("sum", "nrm2"):  # kahan: the CUDA kernels too (test_reproblas_kahan)
+            same(np.asarray(getattr(rb, routine)(emu_array(x[0]), order="kahan"))[()],
+                 getattr(rb, routine)(x[0], order="kahan"), f"gpu kahan {routine}")
         with pytest.raises(ValueError, match="order='exact' is implemented for NumPy arrays"):
             rb.gemv(1.0, emu_array(x[:, :2].T.copy()), emu_array(x[:, 0]), order="exact")
