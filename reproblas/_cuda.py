@@ -75,7 +75,8 @@ def _max_abs(dev, x):
 # the limbs of each accumulator by (dtype, products): rb_xacc_limbs of src/c/order/exact.h.
 EXACT_BLOCKS = 64
 EXACT_LIMBS = {("f32", False): 11, ("f32", True): 20, ("f64", False): 68, ("f64", True): 134}
-KAHAN_CHUNK = 1024  # RB_KAHAN_CHUNK of src/c/order/kahan.h
+KAHAN_CHUNK, KAHAN_LANES = 1024, 16  # RB_KAHAN_CHUNK, RB_KAHAN_LANES (order/kahan.h): a chunk
+# is 16 threads of THREADS (= RB_KAHAN_THREADS of src/cuda/reproblas/kahan.cuh)
 
 
 def exact_sum(dev, term, x, y):
@@ -99,7 +100,7 @@ def kahan_sum(dev, term, x, y, scale):
     xp, dtype, n, sfx = dev.xp, x.dtype, x.shape[0], _sfx(x.dtype)
     chunks = -(-n // KAHAN_CHUNK)
     s, c, out = xp.empty(chunks, dtype), xp.empty(chunks, dtype), xp.empty(1, dtype)
-    dev.function(f"rb_kahan_chunks_{sfx}")(grid_1d(dev, chunks), (THREADS,), (
+    dev.function(f"rb_kahan_chunks_{sfx}")(grid_1d(dev, chunks * KAHAN_LANES), (THREADS,), (
         np.int32(term), x, x if y is None else y, dtype.type(scale), np.int64(n), s, c))
     dev.function(f"rb_kahan_join_{sfx}")((1,), (1,), (s, c, np.int64(chunks), out))
     return dtype.type(float(out[0]))
