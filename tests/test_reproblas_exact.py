@@ -455,3 +455,23 @@ def test_public_api_on_emulated_gpu_arrays(monkeypatch):
                  getattr(rb, routine)(x[0], order="kahan"), f"gpu kahan {routine}")
         with pytest.raises(ValueError, match="order='exact' is implemented for NumPy arrays"):
             rb.gemv(1.0, emu_array(x[:, :2].T.copy()), emu_array(x[:, 0]), order="exact")
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nan_inside_long_blocks(monkeypatch, isa, dtype):
+    """A NaN deep inside a block of zeros, of ones, or of wide-range terms (where a vector
+    path's block bound may not see it) gives NaN in every routine, as IEEE's sum would."""
+    monkeypatch.setenv("REPROBLAS_ISA", isa)
+    rng = np.random.default_rng(23)
+    n = 5000
+    for name, base in (("zeros", np.zeros(n)), ("ones", np.ones(n)),
+                       ("range", _spread(rng, n, dtype, -60, 60))):
+        for at in (37, 1500, 4099):
+            x = base.astype(dtype)
+            x[at] = np.nan
+            ones = np.ones(n, dtype)
+            for routine, args in (("sum", (x,)), ("asum", (x,)), ("dot", (x, ones)),
+                                  ("dot", (ones, x))):
+                got = getattr(rb, routine)(*args, order="exact")
+                assert np.isnan(got), f"{routine} {name} NaN at {at} isa={isa}: got {got!r}"

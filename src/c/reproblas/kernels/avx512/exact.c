@@ -3,9 +3,10 @@
 #pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")
 #define RB_ISA_SUFFIX avx512
 #define RB_XVB 64
-#include <immintrin.h>
-#define RB_XADD1(a, b) ((rb_xvd)_mm512_fmadd_pd((__m512d)(a), _mm512_set1_pd(1.0), (__m512d)(b)))
-#define RB_XSUB1(a, b) ((rb_xvd)_mm512_fnmadd_pd((__m512d)(b), _mm512_set1_pd(1.0), (__m512d)(a)))
-#define RB_XUMAX(a, b) ((rb_xvu)_mm512_max_epu32((__m512i)(a), (__m512i)(b)))
+#include "lanes/avx512.h"
+/* the lane layer's float max and fma (kernels/exact.inc: xmaxabs, the second level) */
+#define RB_XFMAX(a, b) ((rb_xvu)v32_max((v32)(a), (v32)(b)))
+#define RB_XADD1(a, b) ((rb_xvd)v64_fma((v64)(a), v64_set1(1.0), (v64)(b)))
+#define RB_XSUB1(a, b) ((rb_xvd)v64_fma((v64)(b), v64_set1(-1.0), (v64)(a)))
 #include "kernels/exact.inc"
 #endif
