@@ -75,7 +75,7 @@ extensions = [
             "level1", "thread", "level3", "gemm_blocks", "trsm", "trmm", "level2", "conv_gather",
             "conv_seq", "conv_driver", "context", "scan", "exact", "kahan", "nn")] + [
             f"src/c/reproblas/kernels/{isa}/{f}.c" for isa in ("scalar", "avx2", "avx512")
-            for f in ("level1", "gemm", "conv", "level2", "exact", "kahan", "nn")]
+            for f in ("level1", "gemm", "conv", "level2", "exact", "kahan", "seg", "nn")]
         + COMMON + [CAPI_ENV] + CRLIBM,  # nn.c: the fused torch ops call the crlibm kernels
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],

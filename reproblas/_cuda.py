@@ -75,6 +75,8 @@ def _max_abs(dev, x):
 # the limbs of each accumulator by (dtype, products): rb_xacc_limbs of src/c/order/exact.h.
 EXACT_BLOCKS = 64
 EXACT_LIMBS = {("f32", False): 11, ("f32", True): 20, ("f64", False): 68, ("f64", True): 134}
+KAHAN_CHUNK, KAHAN_LANES = 1024, 16  # RB_KAHAN_CHUNK, RB_KAHAN_LANES (order/kahan.h): a chunk
+# is 16 threads of THREADS (= RB_KAHAN_THREADS of src/cuda/reproblas/kahan.cuh)
 
 
 def exact_sum(dev, term, x, y):
@@ -92,6 +94,39 @@ def exact_sum(dev, term, x, y):
     return out
 
 
+def kahan_sum(dev, term, x, y, scale):
+    """S of order="kahan" (docs/contract.md §5.5, src/cuda/reproblas/kahan.cuh) as a host
+    scalar of x's dtype; the caller takes the pairwise sum when it is not finite."""
+    xp, dtype, n, sfx = dev.xp, x.dtype, x.shape[0], _sfx(x.dtype)
+    chunks = -(-n // KAHAN_CHUNK)
+    s, c, out = xp.empty(chunks, dtype), xp.empty(chunks, dtype), xp.empty(1, dtype)
+    dev.function(f"rb_kahan_chunks_{sfx}")(grid_1d(dev, chunks * KAHAN_LANES), (THREADS,), (
+        np.int32(term), x, x if y is None else y, dtype.type(scale), np.int64(n), s, c))
+    dev.function(f"rb_kahan_join_{sfx}")((1,), (1,), (s, c, np.int64(chunks), out))
+    return dtype.type(float(out[0]))
+
+
+def _kahan_reduce(dev, routine, x, y):
+    """sum / asum / dot / nrm2 in order="kahan", not finite: the pairwise sum (§5.5)."""
+    xp, dtype = dev.xp, x.dtype
+    if routine != "nrm2":
+        r = kahan_sum(dev, TERMS[routine], x, y, 1)
+        if np.isfinite(r):
+            return xp.full((), r, dtype)
+        return _ordered_sum(dev, TERMS[routine], x, y, 1, "pairwise").reshape(())
+    m, has_nan = _max_abs(dev, x)  # docs/contract.md §3.2, as the CPU's two passes
+    if has_nan or np.isinf(m) or _fp.zero_bits(m):
+        return xp.full((), np.nan if has_nan else m, dtype)
+    info = np.finfo(dtype)
+    e = min(max(_fp.floor_log2(m), int(info.minexp)), int(info.maxexp) - 1)
+    s = kahan_sum(dev, TERMS["nrm2"], x, None, np.ldexp(1.0, -e))
+    if not np.isfinite(s):
+        return _ordered_sum(dev, TERMS["nrm2"], x, None, np.ldexp(1.0, -e), "pairwise",
+                            two_e=np.ldexp(1.0, e)).reshape(())
+    with np.errstate(over="ignore"):
+        return xp.full((), np.sqrt(s) * dtype.type(np.ldexp(1.0, e)), dtype)
+
+
 def reduce(dev, routine, x, y, order):
     """sum / asum / dot / nrm2 of contiguous 1-D x (and y): a 0-d array."""
     xp, dtype, n = dev.xp, x.dtype, x.shape[0]
@@ -99,9 +134,8 @@ def reduce(dev, routine, x, y, order):
         return xp.zeros((), dtype)
     if order == "exact":
         return exact_sum(dev, TERMS[routine], x, y).reshape(())
-    if order == "kahan":  # docs/contract.md §5.5: CPU only
-        raise ValueError(f"reproblas.{routine}: order='kahan' is implemented for NumPy arrays "
-                         f"only; use order='sequential', 'pairwise' or 'exact' on CUDA arrays")
+    if order == "kahan":
+        return _kahan_reduce(dev, routine, x, y)
     if routine != "nrm2":
         return _ordered_sum(dev, TERMS[routine], x, y, 1, order).reshape(())
     m, has_nan = _max_abs(dev, x)

@@ -153,3 +153,61 @@ def test_c_abi_call_runs_to_the_end():
     out = interrupt_child(code, {"REPROBLAS_NUM_THREADS": "2"})
     seconds, complete = out.split()
     assert float(seconds) >= DELAY and complete == "True", out
+
+
+SCAN_CHILD = """
+import signal, time
+import numpy as np
+import reproblas
+rng = np.random.default_rng(4)
+small = rng.standard_normal(3 << 16).astype(np.float32)  # pieces between polls
+before = reproblas.cumsum(small, order="{order}")
+x = np.ones(1 << {log2n}, np.float32)
+out = np.full(x.shape, np.nan, np.float32)
+t = time.monotonic()
+reproblas.cumsum(x, order="{order}", out=out)
+full = time.monotonic() - t
+assert not np.isnan(out[-1])  # written to the end
+out[:] = np.nan
+
+def alarm(signum, frame):
+    raise KeyboardInterrupt
+signal.signal(signal.SIGALRM, alarm)
+signal.setitimer(signal.ITIMER_REAL, {delay})
+t = time.monotonic()
+try:
+    reproblas.cumsum(x, order="{order}", out=out)
+    print("finished", time.monotonic() - t, full)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - t, full, bool(np.isnan(out[-1])))
+again = reproblas.cumsum(small, order="{order}")
+print("same", np.array_equal(before.view(np.uint32), again.view(np.uint32)))
+"""
+
+
+@pytest.mark.parametrize("threads, order", [("1", "sequential"), ("1", "pairwise"),
+                                            ("2", "pairwise")])
+def test_long_1d_scan(threads, order):
+    """A 1-D scan is one segment: the chain (sequential) and the chunked pairwise scan poll
+    between pieces of 2^16 terms, so a SIGALRM whose handler raises KeyboardInterrupt stops
+    a 2^28-term cumsum before its end (its last prefix left unwritten). The hook is first
+    asked 50 ms into a call (thread.h): where the whole scan takes less than 0.1 s (a quiet
+    fast machine: the pairwise scan runs at about 4 terms per ns), the case is skipped.
+    Without the polls, a scan on one thread is one work item and runs to its end."""
+    delay = 0.02
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("REPROBLAS_ISA", "REPROBLAS_NUM_THREADS")}
+    env["REPROBLAS_NUM_THREADS"] = threads
+    out = subprocess.run([sys.executable, "-c", SCAN_CHILD.format(order=order, delay=delay,
+                                                                  log2n=28)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")
+    status, seconds, full, *rest = lines[0].split()
+    assert lines[1] == "same True", out.stdout
+    if float(full) < 0.1:  # twice the hook's first delay
+        pytest.skip("needs a slower machine: a 2^28-term scan takes under 0.1 s here, too "
+                    "short to be stopped early")
+    assert status == "interrupted", out.stdout
+    assert rest == ["True"], f"the last prefix was written: the scan ran to its end ({out.stdout})"
+    assert float(seconds) < 0.5 * float(full) + 0.1, out.stdout

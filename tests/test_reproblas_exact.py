@@ -433,7 +433,8 @@ def test_gemm_interrupted(order):
 
 def test_public_api_on_emulated_gpu_arrays(monkeypatch):
     """reproblas.sum/asum/dot(order='exact') on (emulated) GPU arrays route to the CUDA
-    kernels and give the CPU's bits, axis= included; kahan and the exact gemv refuse."""
+    kernels and give the CPU's bits, axis= included, as kahan's sum and nrm2; the exact gemv
+    refuses."""
     from cuda_support import EmuDevice, emu_array
     from repro_runtime import cuda as rt_cuda
     monkeypatch.setattr(rt_cuda, "_device", [EmuDevice()])
@@ -449,7 +450,28 @@ def test_public_api_on_emulated_gpu_arrays(monkeypatch):
             got = getattr(rb, routine)(*map(emu_array, args2), order="exact", axis=1)
             for i in range(2):
                 same(np.asarray(got)[i], call(routine, x[i], y[i]), f"gpu {routine} axis row {i}")
-        with pytest.raises(ValueError, match="order='kahan' is implemented for NumPy arrays"):
-            rb.sum(emu_array(x[0]), order="kahan")
+        for routine in ("sum", "nrm2"):  # kahan: the CUDA kernels too (test_reproblas_kahan)
+            same(np.asarray(getattr(rb, routine)(emu_array(x[0]), order="kahan"))[()],
+                 getattr(rb, routine)(x[0], order="kahan"), f"gpu kahan {routine}")
         with pytest.raises(ValueError, match="order='exact' is implemented for NumPy arrays"):
             rb.gemv(1.0, emu_array(x[:, :2].T.copy()), emu_array(x[:, 0]), order="exact")
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nan_inside_long_blocks(monkeypatch, isa, dtype):
+    """A NaN deep inside a block of zeros, of ones, or of wide-range terms (where a vector
+    path's block bound may not see it) gives NaN in every routine, as IEEE's sum would."""
+    monkeypatch.setenv("REPROBLAS_ISA", isa)
+    rng = np.random.default_rng(23)
+    n = 5000
+    for name, base in (("zeros", np.zeros(n)), ("ones", np.ones(n)),
+                       ("range", _spread(rng, n, dtype, -60, 60))):
+        for at in (37, 1500, 4099):
+            x = base.astype(dtype)
+            x[at] = np.nan
+            ones = np.ones(n, dtype)
+            for routine, args in (("sum", (x,)), ("asum", (x,)), ("dot", (x, ones)),
+                                  ("dot", (ones, x))):
+                got = getattr(rb, routine)(*args, order="exact")
+                assert np.isnan(got), f"{routine} {name} NaN at {at} isa={isa}: got {got!r}"

@@ -233,8 +233,26 @@ def test_order_names_and_refusals():
         rb.nrm2(x, order="exact")
 
 
-def test_cuda_refuses_kahan():
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cuda_emulated(dtype):
+    """The CUDA kernels (src/cuda/reproblas/kahan.cuh, host emulation) give the CPU's bits:
+    lengths around the chunk and lane sizes, more chunks than the emulated grid holds at once
+    (8 blocks of 16 chunks: the grid-stride rounds), and the special values (their pairwise fallback), for every routine."""
     from cuda_support import EmuDevice
     from reproblas import _cuda
-    with pytest.raises(ValueError, match="order='kahan' is implemented for NumPy arrays only"):
-        _cuda.reduce(EmuDevice(), "sum", np.ones(5), None, "kahan")
+    emu = EmuDevice()
+    rng = np.random.default_rng(17)
+    big = np.finfo(dtype).max
+    inputs = [(f"n={n}", values(rng, n, dtype)) for n in
+              (1, 2, 15, 17, 1023, 1024, 1025, 3072 + 5, 9 * 1024 + 1, 130 * 1024 + 7)]
+    inputs += [("negzero", np.full(1500, -0.0, dtype)), ("inf", np.array([1.0, np.inf], dtype)),
+               ("both_inf", np.array([np.inf, 1.0, -np.inf] * 400, dtype)),
+               ("nan", np.array([1.0] * 1500 + [np.nan], dtype)),
+               ("overflow", np.array([big, big, 1.0] * 700, dtype)),
+               ("huge_nrm2", np.array([big / 4] * 50 + [1.0], dtype)),
+               ("tiny", np.finfo(dtype).smallest_subnormal * np.arange(-40, 1100).astype(dtype))]
+    for name, x in inputs:
+        y = rng.permutation(x)
+        for r in ROUTINES:
+            got = _cuda.reduce(emu, r, x, y if r == "dot" else None, "kahan")
+            same(np.asarray(got)[()], call(r, x, y), f"cuda {r} {name}")

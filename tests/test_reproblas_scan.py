@@ -251,6 +251,38 @@ def offsets_for(n, seed):
     return np.concatenate([[0, 0], cuts, [n, n]]).astype(np.int64)
 
 
+def seq_chain(seg, absolute=False):
+    """The sequential chain written out: -0, then one IEEE addition per term."""
+    acc = seg.dtype.type(-0.0)
+    for t in seg:
+        acc = acc + (abs(t) if absolute else t)
+    return acc
+
+
+@pytest.mark.parametrize("isa", ISA_PARAMS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_segment_sum_sequential_lanes(monkeypatch, isa, dtype):
+    """Long segments, many side by side (the vector lanes' whole steps, their leftover
+    steps, lanes refilled), then fewer segments than lanes (the lanes padded with
+    copies that are not written): each the chain of its own terms, with NaN, infinities
+    and signed zeros among them."""
+    rng = np.random.default_rng(29)
+    n = 12000
+    v = data(n, dtype, 31, specials=True)
+    offs = [np.concatenate([[0], np.sort(rng.integers(0, n, 40)), [n]]),
+            np.array([0, 500, 503, 1900, 1901, 4000, n]),
+            np.array([0, 16, 33, 64, 100, 140, 160, 200, 260, 300, 320, 330, 360, 390, 400,
+                      430, 470, 500, 540, 1000])]
+    with np.errstate(invalid="ignore", over="ignore"):
+        wants = [[np.array([seq_chain(v[a:b], ab) for a, b in zip(off[:-1], off[1:])], dtype)
+                  for ab in (False, True)] for off in offs]
+    for where in paths(monkeypatch, isa):
+        for off, (want, want_abs) in zip(offs, wants):
+            same(rb.segment_sum(v, off), want, f"{where} sum offsets={off[:5]}...")
+            same(rb.segment_sum(v, off, transform="abs"), want_abs,
+                 f"{where} abs offsets={off[:5]}...")
+
+
 @pytest.mark.parametrize("isa", ISA_PARAMS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_segment_sum_is_sum_per_segment(monkeypatch, isa, dtype):

@@ -109,9 +109,9 @@ def test_unmodified_training_bits_across_threads_and_paths(monkeypatch):
 
 def test_strict_by_default():
     x = torch.randn(4, 3)
-    with pytest.raises(NotImplementedError, match="cumsum .*not be reproducible"):
+    with pytest.raises(NotImplementedError, match="cumprod .*not be reproducible"):
         with rt.reproducible():
-            torch.cumsum(x, 0)
+            torch.cumprod(x, 0)
     with pytest.raises(NotImplementedError, match="alpha"):
         with rt.reproducible():
             x.add(x, alpha=2.0)
@@ -121,14 +121,14 @@ def test_strict_by_default():
     with pytest.raises(NotImplementedError, match="dtype="):
         with rt.reproducible():
             x.sum(dtype=torch.float64)
-    with rt.reproducible(allow=[torch.cumsum]):
-        torch.cumsum(x, 0)
+    with rt.reproducible(allow=[torch.cumprod]):
+        torch.cumprod(x, 0)
     with rt.reproducible(strict=False):
-        torch.cumsum(x, 0)
+        torch.cumprod(x, 0)
     with rt.reproducible():
         assert F.dropout(x, 0.5, training=False) is x
         assert torch.tensor([1, 2, 3]).sum().item() == 6  # an integer sum is exact
         assert torch.equal(x.sum(0), rt.sum(x, 0))
     with pytest.raises(ValueError, match="torch.reproducible"):
         rt.reproducible(order="tree")
-    torch.cumsum(x, 0)  # outside the context PyTorch is untouched
+    torch.cumprod(x, 0)  # outside the context PyTorch is untouched

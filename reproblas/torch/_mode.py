@@ -14,6 +14,7 @@ from torch.overrides import TorchFunctionMode
 
 from reproblas import _validate
 
+from . import _cumsum
 from . import _elementwise as E
 from . import _functions, _layers, _nn
 
@@ -178,6 +179,7 @@ _add([torch.logsumexp, T.logsumexp],
 _add([torch.sum, T.sum], _reduction(_nn.sum, "sum"))
 _add([torch.mean, T.mean], _reduction(_nn.mean, "mean"))
 _add([torch.var, T.var], _var)
+_add([torch.cumsum, T.cumsum], _cumsum.route)
 _add([F.layer_norm], _layer_norm)
 _add([F.rms_norm], _rms_norm)
 _add([F.group_norm], _group_norm)
@@ -276,7 +278,8 @@ def reproducible(*, order="sequential", strict=True, allow=()):
     ``sin``, ``cos``, ``tanh``, ``erf``, ``rsqrt``, ``sigmoid``, ``relu``, ``F.silu``,
     ``F.gelu``, softmax, log_softmax, logsumexp, ``sum`` / ``mean`` / ``var``, layer, RMS,
     group and batch norm, embedding, the pools, ``F.scaled_dot_product_attention``,
-    cross-entropy, NLL and MSE losses go to their reproblas versions (forward and backward).
+    cross-entropy, NLL and MSE losses, ``cumsum`` go to their reproblas versions (forward and
+    backward).
     Exact operations pass. With ``strict`` (the default) any other function raises
     ``NotImplementedError`` naming it, unless it is in ``allow``.
 
@@ -287,7 +290,7 @@ def reproducible(*, order="sequential", strict=True, allow=()):
     strict : bool
         Raise for functions without a reproducible version (default), or let them run.
     allow : iterable of functions
-        Functions to let run as PyTorch's, knowingly (e.g. ``torch.cumsum``).
+        Functions to let run as PyTorch's, knowingly (e.g. ``torch.cumprod``).
     """
     _validate.order(order, "torch.reproducible")
     return _Mode(order.lower(), bool(strict), frozenset(allow))

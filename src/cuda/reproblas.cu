@@ -13,6 +13,7 @@
 #include "reproblas/scan.cuh"
 #include "reproblas/level2.cuh"
 #include "reproblas/exact.cuh"
+#include "reproblas/kahan.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each: sequential gemm
  * (rb_gemm_seq_body), pairwise gemm and gemv (rb_gemm_body; gemv is gemm with
@@ -117,6 +118,18 @@
   }
 RB_DEFINE_EXACT(float, f32)
 RB_DEFINE_EXACT(double, f64)
+/* order="kahan": reproblas/kahan.cuh */
+#define RB_DEFINE_KAHAN(T, sfx)                                                              \
+  extern "C" __global__ void rb_kahan_chunks_##sfx(int term, const T *x, const T *y, T scale, \
+                                                   long long n, T *s, T *c) {                  \
+    rb_kahan_chunks_body<T>(term, x, y, scale, n, s, c);                                      \
+  }                                                                                            \
+  extern "C" __global__ void rb_kahan_join_##sfx(const T *s, const T *c, long long chunks,    \
+                                                 T *out) {                                     \
+    rb_kahan_join_body<T>(s, c, chunks, out);                                                 \
+  }
+RB_DEFINE_KAHAN(float, f32)
+RB_DEFINE_KAHAN(double, f64)
 
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
 extern "C" __global__ void __launch_bounds__(128, 3)
@@ -145,6 +158,7 @@ RB_DEFINE_LEVEL2_RANK(double, f64)
   X(rb_find_first_##sfx) X(rb_axpy_##sfx) X(rb_scal_##sfx) X(rb_ger_##sfx)                   \
   X(rb_gemm_seq_##sfx) X(rb_gemm_pw_##sfx) X(rb_gemv_seq_##sfx) X(rb_gemv_pw_##sfx)       \
   X(rb_conv2d_gemm_##sfx) X(rb_exact_part_##sfx) X(rb_exact_join_##sfx)                    \
+  X(rb_kahan_chunks_##sfx) X(rb_kahan_join_##sfx)                                            \
   RB_SOLVE_CONV_LIST(X, sfx, seq) RB_SOLVE_CONV_LIST(X, sfx, pw)
 #define RB_SOLVE_CONV_LIST(X, sfx, kind)                                                    \
   X(rb_trsm_##kind##_##sfx) X(rb_conv2d_##kind##_##sfx) X(rb_conv2d_grad_input_##kind##_##sfx) \

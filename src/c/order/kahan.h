@@ -20,10 +20,15 @@ enum { RB_KAHAN_CHUNK = 1024, RB_KAHAN_LANES = 16 };
 
 /* One term t into the lane (s, c), c the negated lost low part:
  * y = t ⊖ c, u = s ⊕ y, c = (u ⊖ s) ⊖ y, s = u. ADD/SUB: the rounded operations. */
+#if defined(__cplusplus) /* the CUDA kernels (NVRTC has no __typeof__) */
+#define RB_KAHAN_TYPE(s) auto
+#else
+#define RB_KAHAN_TYPE(s) __typeof__(s)
+#endif
 #define RB_KAHAN_STEP(s, c, t, ADD, SUB)                                                        \
   do {                                                                                          \
-    const __typeof__(s) rb_y_ = SUB((t), (c));                                                  \
-    const __typeof__(s) rb_u_ = ADD((s), rb_y_);                                                \
+    const RB_KAHAN_TYPE(s) rb_y_ = SUB((t), (c));                                               \
+    const RB_KAHAN_TYPE(s) rb_u_ = ADD((s), rb_y_);                                             \
     (c) = SUB(SUB(rb_u_, (s)), rb_y_);                                                          \
     (s) = rb_u_;                                                                                \
   } while (0)

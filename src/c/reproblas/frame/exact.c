@@ -41,7 +41,7 @@ static void xpart(void *ctx, int part, int parts) {
     j->k->run_f32(a, j->term, (const float *)j->x + sh.lo,
                     j->y ? (const float *)j->y + sh.lo : NULL, sh.hi - sh.lo);
   else
-    rb_xacc_run_f64(a, j->term, (const double *)j->x + sh.lo,
+    j->k->run_f64(a, j->term, (const double *)j->x + sh.lo,
                     j->y ? (const double *)j->y + sh.lo : NULL, sh.hi - sh.lo);
 }
 

@@ -11,6 +11,7 @@
 #include "../../common/isa.h"
 #include "../kernels.h"
 #include "../level1.h"
+#include "../seg_kernels.h"
 #include "partition.h"
 #include "thread.h"
 
@@ -24,9 +25,17 @@
 #endif
 static const rb_l1_kernels_f32 *const scan_tables_f32[CR_ISA_COUNT] = RB_TABLES(f32);
 static const rb_l1_kernels_f64 *const scan_tables_f64[CR_ISA_COUNT] = RB_TABLES(f64);
+#if defined(__x86_64__)
+#define RB_SEG_TABLES(sfx) {&rb_seg_##sfx##_scalar, &rb_seg_##sfx##_avx2, &rb_seg_##sfx##_avx512}
+#else
+#define RB_SEG_TABLES(sfx) {&rb_seg_##sfx##_scalar, NULL, NULL}
+#endif
+static const rb_seg_kernels_f32 *const seg_tables_f32[CR_ISA_COUNT] = RB_SEG_TABLES(f32);
+static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TABLES(f64);
 
 #define T float
 #define TABLE rb_l1_kernels_f32
+#define SEG_TABLE rb_seg_kernels_f32
 #define RB_DN(name) RB_CAT(name, _f32)
 #define RB_DTYPE RB_F32
 #define S_FMA fmaf
@@ -35,6 +44,7 @@ static const rb_l1_kernels_f64 *const scan_tables_f64[CR_ISA_COUNT] = RB_TABLES(
 #include "scan_driver.inc"
 #undef T
 #undef TABLE
+#undef SEG_TABLE
 #undef RB_DN
 #undef RB_DTYPE
 #undef S_FMA
@@ -42,6 +52,7 @@ static const rb_l1_kernels_f64 *const scan_tables_f64[CR_ISA_COUNT] = RB_TABLES(
 
 #define T double
 #define TABLE rb_l1_kernels_f64
+#define SEG_TABLE rb_seg_kernels_f64
 #define RB_DN(name) RB_CAT(name, _f64)
 #define RB_DTYPE RB_F64
 #define S_FMA fma
@@ -95,10 +106,10 @@ static int scan_any(int dtype, int op, int order, int term, int exclusive, const
   int rc;
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {
-    sc_job_f32 j = {scan_tables_f32[cfg->isa], cx, op, order, term, exclusive, x, y, out, segs, n, off, 0};
+    sc_job_f32 j = {scan_tables_f32[cfg->isa], seg_tables_f32[cfg->isa], cx, op, order, term, exclusive, x, y, out, segs, n, off, 0};
     rc = scan_run_f32(&j, total);
   } else {
-    sc_job_f64 j = {scan_tables_f64[cfg->isa], cx, op, order, term, exclusive, x, y, out, segs, n, off, 0};
+    sc_job_f64 j = {scan_tables_f64[cfg->isa], seg_tables_f64[cfg->isa], cx, op, order, term, exclusive, x, y, out, segs, n, off, 0};
     rc = scan_run_f64(&j, total);
   }
   cr_fenv_leave(saved);
@@ -140,10 +151,10 @@ int rb_segment_reduce(int dtype, int order, int term, const rb_context *cfg, con
   int rc;
   cr_fenv_t saved = cr_fenv_enter();
   if (dtype == RB_F32) {
-    sc_job_f32 j = {scan_tables_f32[cfg->isa], cx, 0, order, term, 0, x, y, out, nseg, 0, offsets, 0};
+    sc_job_f32 j = {scan_tables_f32[cfg->isa], seg_tables_f32[cfg->isa], cx, 0, order, term, 0, x, y, out, nseg, 0, offsets, 0};
     rc = reduce_run_f32(&j, total);
   } else {
-    sc_job_f64 j = {scan_tables_f64[cfg->isa], cx, 0, order, term, 0, x, y, out, nseg, 0, offsets, 0};
+    sc_job_f64 j = {scan_tables_f64[cfg->isa], seg_tables_f64[cfg->isa], cx, 0, order, term, 0, x, y, out, nseg, 0, offsets, 0};
     rc = reduce_run_f64(&j, total);
   }
   cr_fenv_leave(saved);
