@@ -93,3 +93,21 @@ def test_reproblas_solves(cp, dtype, order):
         same_bits(cp.asnumpy(reproblas.trsv(cp.asarray(a), cp.asarray(b[:, 0]), lower=True,
                                             order=order)),
                   reproblas.trsv(a, b[:, 0], lower=True, order=order))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reproblas_kahan(cp, dtype):
+    """order="kahan" (src/cuda/reproblas/kahan.cuh) against the CPU, long vectors and
+    the special values of its chunks."""
+    rng = np.random.default_rng(5)
+    big = np.finfo(dtype).max
+    for n in (1, 17, 1024, 1025, 100_003, 1 << 24):
+        x = (rng.standard_normal(n) * np.exp2(rng.integers(-20, 20, n))).astype(dtype)
+        y = rng.standard_normal(n).astype(dtype)
+        for r, args in (("sum", (x,)), ("asum", (x,)), ("nrm2", (x,)), ("dot", (x, y))):
+            same_bits(cp.asnumpy(getattr(reproblas, r)(*map(cp.asarray, args), order="kahan")),
+                      np.asarray(getattr(reproblas, r)(*args, order="kahan")))
+    for x in (np.array([1.0, np.inf] * 700, dtype), np.array([big, big, 1.0] * 700, dtype),
+              np.array([1.0] * 1500 + [np.nan], dtype)):
+        same_bits(cp.asnumpy(reproblas.sum(cp.asarray(x), order="kahan")),
+                  np.asarray(reproblas.sum(x, order="kahan")))
