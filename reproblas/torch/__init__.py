@@ -46,6 +46,7 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_",
            "reproducible"]
 
+from ._cumsum import cumsum  # noqa: E402
 from ._distributed import data_parallel_backward, shard_slices  # noqa: E402
 
-__all__ += ["data_parallel_backward", "shard_slices"]
+__all__ += ["data_parallel_backward", "shard_slices", "cumsum"]

@@ -19,7 +19,7 @@ __all__ = ["linear", "matmul", "conv2d", "Linear", "Conv2d", "convert",
            "Embedding", "Dropout",
            "group_norm", "bmm", "baddbmm", "rotary_cos_sin", "apply_rotary", "GroupNorm",
            "MultiheadAttention", "SGD", "Adam", "AdamW", "clip_grad_norm_",
-           "reproducible", "data_parallel_backward", "shard_slices"]
+           "reproducible", "data_parallel_backward", "shard_slices", "cumsum"]
 
 _Pair = int | tuple[int, int]
 _Dims = int | Sequence[int] | None
@@ -83,6 +83,7 @@ def mean(input: torch.Tensor, dim: _Dims = None, keepdim: bool = False, *,
          order: str = "sequential") -> torch.Tensor: ...
 def var(input: torch.Tensor, dim: _Dims = None, *, correction: int = 1, keepdim: bool = False,
         order: str = "sequential") -> torch.Tensor: ...
+def cumsum(input: torch.Tensor, dim: int, *, order: str = "sequential") -> torch.Tensor: ...
 def layer_norm(input: torch.Tensor, normalized_shape: int | Sequence[int],
                weight: torch.Tensor | None = None, bias: torch.Tensor | None = None,
                eps: float = 1e-5, *, order: str = "sequential") -> torch.Tensor: ...
