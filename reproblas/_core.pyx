@@ -585,6 +585,48 @@ cdef int _order_code(object order) noexcept:
     return -1
 
 
+cdef bint _small_alpha(object alpha, int typenum, double *al):
+    """alpha as the small calls take it: a Python float, or an int a double holds exactly,
+    that the dtype holds (a float32 overflow is the general path's OverflowError)."""
+    if type(alpha) is float:
+        al[0] = alpha
+    elif type(alpha) is int and -2 ** 53 <= alpha <= 2 ** 53:
+        al[0] = <double>alpha
+    else:
+        return False
+    return not (typenum == cnp.NPY_FLOAT32 and fabs(al[0]) > FLT_MAX and isfinite(al[0]))
+
+
+cdef const rb_context *_small_context(rb_context *buf):
+    """The call's context from valid environment knobs; NULL when one is invalid (the
+    general path says which)."""
+    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
+    if isa < 0 or threads < 0:
+        return NULL
+    return _context(isa, threads, buf)
+
+
+ctypedef struct _small_scales_t:
+    double al64, zero64
+    float al32, zero32
+
+
+cdef int _small_scales(int typenum, double al, _small_scales_t *s, const void **pal,
+                       const void **pbe):
+    """alpha in the call's dtype (float32: rounded in the library's FP environment, as
+    scalar_array) and beta 0, in s; returns the dtype code."""
+    cdef cr_fenv_t saved
+    s.al64, s.zero64, s.al32, s.zero32 = al, 0, 0, 0
+    if typenum == cnp.NPY_FLOAT32:
+        saved = cr_fenv_enter()
+        s.al32 = <float>al
+        cr_fenv_leave(saved)
+        pal[0], pbe[0] = &s.al32, &s.zero32
+        return RB_F32
+    pal[0], pbe[0] = &s.al64, &s.zero64
+    return RB_F64
+
+
 def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
     """alpha * op(a) @ op(b) as a new C-ordered array, for the common small call, all of
     it checked here: a 2-D and b 2-D or 1-D (one column; the result is then 1-D; b_ndim
@@ -597,15 +639,9 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
         return None
     if not (trans_a is True or trans_a is False) or not (trans_b is True or trans_b is False):
         return None
-    cdef double al
-    if type(alpha) is float:
-        al = alpha
-    elif type(alpha) is int and -2 ** 53 <= alpha <= 2 ** 53:
-        al = <double>alpha
-    else:
-        return None
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return None
+    cdef double al
     cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>a)
     if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
         return None
@@ -613,13 +649,12 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
         b_ndim = cnp.PyArray_NDIM(<cnp.ndarray>b)
     if not (_plain(a, 2, typenum) and (b_ndim == 1 or b_ndim == 2) and _plain(b, b_ndim, typenum)):
         return None
-    if typenum == cnp.NPY_FLOAT32 and fabs(al) > FLT_MAX and isfinite(al):
-        return None  # overflows float32: the general path's OverflowError
-    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
-    if isa < 0 or threads < 0:
+    if not _small_alpha(alpha, typenum, &al):
         return None
     cdef rb_context buf
-    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const rb_context *cfg = _small_context(&buf)
+    if cfg == NULL:
+        return None
     cdef cnp.ndarray x = <cnp.ndarray>a, y = <cnp.ndarray>b
     cdef int64_t m = x.shape[1] if trans_a else x.shape[0], k = x.shape[0] if trans_a else x.shape[1]
     cdef int64_t a_rs, a_cs, kb, n = 1, b_rs = 1, b_cs = 1
@@ -635,18 +670,10 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
     cdef cnp.npy_intp dims[2]
     dims[0], dims[1] = m, n
     cdef cnp.ndarray c = cnp.PyArray_EMPTY(b_ndim, dims, typenum, 0)
-    # alpha rounded to float32 in the library's FP environment (as scalar_array); beta 0
-    cdef float al32 = 0, zero32 = 0
-    cdef double zero64 = 0
-    cdef cr_fenv_t saved
-    cdef const void *pal = &al
-    cdef const void *pbe = &zero64
-    cdef int dtype = RB_F64
-    if typenum == cnp.NPY_FLOAT32:
-        saved = cr_fenv_enter()
-        al32 = <float>al
-        cr_fenv_leave(saved)
-        pal, pbe, dtype = &al32, &zero32, RB_F32
+    cdef _small_scales_t scales
+    cdef const void *pal
+    cdef const void *pbe
+    cdef int dtype = _small_scales(typenum, al, &scales, &pal, &pbe)
     cdef const void *pa = cnp.PyArray_DATA(x)
     cdef const void *pb = cnp.PyArray_DATA(y)
     cdef void *pc = cnp.PyArray_DATA(c)
@@ -977,15 +1004,9 @@ def level2_plain(int kind, order, alpha, beta, a, x, lower, trans, unit):
     if not (lower is True or lower is False) or not (trans is True or trans is False) or \
             not (unit is True or unit is False):
         return None
-    cdef double al
-    if type(alpha) is float:
-        al = alpha
-    elif type(alpha) is int and -2 ** 53 <= alpha <= 2 ** 53:
-        al = <double>alpha
-    else:
-        return None
     if type(a) is not np.ndarray:
         return None
+    cdef double al
     cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>a)
     if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
         return None
@@ -993,15 +1014,12 @@ def level2_plain(int kind, order, alpha, beta, a, x, lower, trans, unit):
         return None
     cdef cnp.ndarray m = <cnp.ndarray>a, v = <cnp.ndarray>x
     cdef int64_t n = v.shape[0]
-    if n < 1 or m.shape[0] != n or m.shape[1] != n:
-        return None
-    if typenum == cnp.NPY_FLOAT32 and fabs(al) > FLT_MAX and isfinite(al):
-        return None  # overflows float32: the general path's OverflowError
-    cdef int isa = cr_isa_parse(getenv(b"REPROBLAS_ISA")), threads = _env_threads()
-    if isa < 0 or threads < 0:
+    if n < 1 or m.shape[0] != n or m.shape[1] != n or not _small_alpha(alpha, typenum, &al):
         return None
     cdef rb_context buf
-    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const rb_context *cfg = _small_context(&buf)
+    if cfg == NULL:
+        return None
     cdef rb_l2_matrix A
     A.kind, A.storage, A.lower, A.trans, A.unit = kind, 0, lower, trans, unit
     A.m, A.n, A.kl, A.ku, A.a = n, n, 0, 0, cnp.PyArray_DATA(m)
@@ -1009,18 +1027,10 @@ def level2_plain(int kind, order, alpha, beta, a, x, lower, trans, unit):
     cdef cnp.npy_intp dims[1]
     dims[0] = n
     cdef cnp.ndarray y = cnp.PyArray_EMPTY(1, dims, typenum, 0)
-    # alpha rounded to float32 in the library's FP environment (as product_plain); beta 0
-    cdef float al32 = 0, zero32 = 0
-    cdef double zero64 = 0
-    cdef cr_fenv_t saved
-    cdef const void *pal = &al
-    cdef const void *pbe = &zero64
-    cdef int dtype = RB_F64
-    if typenum == cnp.NPY_FLOAT32:
-        saved = cr_fenv_enter()
-        al32 = <float>al
-        cr_fenv_leave(saved)
-        pal, pbe, dtype = &al32, &zero32, RB_F32
+    cdef _small_scales_t scales
+    cdef const void *pal
+    cdef const void *pbe
+    cdef int dtype = _small_scales(typenum, al, &scales, &pal, &pbe)
     cdef const void *px = cnp.PyArray_DATA(v)
     cdef void *py = cnp.PyArray_DATA(y)
     cdef int rc
@@ -1032,7 +1042,8 @@ def level2_plain(int kind, order, alpha, beta, a, x, lower, trans, unit):
     if rc == -2:
         raise MemoryError("reproblas: out of memory for the level-2 panels")
     if rc != 0:
-        raise RuntimeError(f"reproblas core rejected a level-2 call (isa={isa}, order={code})")
+        raise RuntimeError(f"reproblas core rejected a level-2 call (isa={cfg.isa}, "
+                           f"order={code})")
     return y
 
 # ---- fused deep-learning ops of reproblas.torch (src/c/reproblas/nn.h) ----
