@@ -2,9 +2,7 @@
 out, and training over 1, 2 and 4 Gloo processes (each with its own thread count) giving the
 weights of one process that loops over the same S shards, bit for bit."""
 import hashlib
-import multiprocessing
 import os
-import queue
 
 import numpy as np
 import pytest
@@ -14,6 +12,7 @@ from test_reproblas_reference import same_bits
 
 torch = pytest.importorskip("torch", reason="needs PyTorch (pip install -e '.[torch]')")
 import reproblas.torch as rt  # noqa: E402
+from reproblas.torch import demo  # noqa: E402
 
 nn = torch.nn
 SHARDS = 4
@@ -67,36 +66,8 @@ def _worker(rank, world, store, results):
         results.put((rank, f"error: {exc!r}"))
 
 
-def _run_processes(world, tmp_path):
-    ctx = multiprocessing.get_context("spawn")
-    results = ctx.Queue()
-    env = {"GLOO_SOCKET_IFNAME": "lo"}
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        procs = [ctx.Process(target=_worker, args=(r, world, tmp_path / f"store{world}", results))
-                 for r in range(world)]
-        for p in procs:
-            p.start()
-        got = {}
-        try:
-            for _ in range(world):
-                rank, value = results.get(timeout=TIMEOUT)
-                got[rank] = value
-        except queue.Empty:
-            pass
-        for p in procs:
-            p.join(timeout=10)
-            if p.is_alive():
-                p.kill()
-                p.join()
-        return got
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+def _run_processes(world):
+    return demo.spawn_ranks(_worker, world, (), timeout=TIMEOUT)
 
 
 def test_shard_slices():
@@ -201,11 +172,11 @@ def test_shards_matter_and_orders_differ():
     assert _train(order="pairwise") != base
 
 
-def test_one_two_four_processes_give_one_hash(tmp_path):
+def test_one_two_four_processes_give_one_hash():
     want = _train()
     found = {"one process, no group": {0: want}}
     for world in (1, 2, 4):
-        got = _run_processes(world, tmp_path)
+        got = _run_processes(world)
         assert sorted(got) == list(range(world)), f"world {world}: ranks missing, got {got}"
         found[world] = got
     assert {h for got in found.values() for h in got.values()} == {want}, found

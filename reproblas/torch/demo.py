@@ -181,18 +181,26 @@ def _worker(rank, world, store, steps, batch, shards, results):
 
 def in_processes(world, steps, batch, shards):
     """{rank: weights digest} of a training run over `world` spawned Gloo processes."""
+    return spawn_ranks(_worker, world, (steps, batch, shards))
+
+
+def spawn_ranks(worker, world, args, timeout=TIMEOUT):
+    """{rank: value} of worker(rank, world, store, *args, results) in `world` spawned
+    processes sharing a Gloo file store (each puts (rank, value) on the results queue);
+    a rank that has not answered within `timeout` seconds is missing, and its process is
+    killed."""
     ctx = multiprocessing.get_context("spawn")
     results = ctx.Queue()
     with tempfile.TemporaryDirectory() as tmp, environ(GLOO_SOCKET_IFNAME="lo"):
-        procs = [ctx.Process(target=_worker, daemon=True,
-                             args=(r, world, os.path.join(tmp, "store"), steps, batch, shards,
-                                   results)) for r in range(world)]
+        procs = [ctx.Process(target=worker, daemon=True,
+                             args=(r, world, os.path.join(tmp, "store"), *args, results))
+                 for r in range(world)]
         for p in procs:
             p.start()
         got = {}
         try:
             for _ in range(world):
-                rank, value = results.get(timeout=TIMEOUT)
+                rank, value = results.get(timeout=timeout)
                 got[rank] = value
         except queue.Empty:
             pass
