@@ -52,6 +52,9 @@ def _scan(routine, op, x, axis, order, exclusive, out):
     be = _backend.select(x, out)
     xp = be.xp
     code = V.order(order, routine)
+    if code == _core.EXACT and be is not _backend.CPU:
+        raise ValueError(f"reproblas.{routine}: order='exact' runs on NumPy arrays only; "
+                         f"use 'sequential' or 'pairwise' on GPU arrays")
     exclusive = V.flag(exclusive, "exclusive", routine)
     (x,) = V.operands(be, routine, ("x",), (x,), (None,))
     caller_out = out
@@ -91,11 +94,13 @@ def cumsum(x, axis=-1, order="sequential", exclusive=False, out=None):
         The axis scanned (default: the last); each 1-D slice along it is scanned on
         its own, with the bits of the 1-D call. None scans the flattened array (C
         order), as NumPy's default.
-    order : {'sequential', 'pairwise'}, optional
+    order : {'sequential', 'pairwise', 'exact'}, optional
         'sequential' (default): ``s_k = s_(k-1) + x_k``, the bits of ``np.cumsum``.
         'pairwise': ``s_k`` joins, from the left, the perfect pairwise trees of the
         aligned blocks of ``k+1``'s binary expansion; when ``k+1`` is a power of two it
         is ``reproblas.sum(x[:k+1], order="pairwise")``. Parallel on threads.
+        'exact': ``s_k`` is the float nearest to the exact sum of ``x[:k+1]``
+        (contract §5.4), NumPy arrays only.
     exclusive : bool, optional
         Shift by one: the first result is +0, result k is the inclusive result k-1.
     out : numpy.ndarray, optional

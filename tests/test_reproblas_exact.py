@@ -475,3 +475,60 @@ def test_nan_inside_long_blocks(monkeypatch, isa, dtype):
                                   ("dot", (ones, x))):
                 got = getattr(rb, routine)(*args, order="exact")
                 assert np.isnan(got), f"{routine} {name} NaN at {at} isa={isa}: got {got!r}"
+
+
+# ---- cumsum (contract §5.4: each prefix the exact sum of its terms, rounded once) ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_prefixes_against_exact_rationals(dtype):
+    for name, x, _ in cases(dtype):
+        x = x[:40]  # every prefix against the rational oracle
+        got = rb.cumsum(x, order="exact")
+        ex = rb.cumsum(x, order="exact", exclusive=True)
+        for k in range(x.size):
+            same(got[k], oracle("sum", x[:k + 1]), f"cumsum {name} prefix {k}")
+            same(ex[k], oracle("sum", x[:k]), f"exclusive cumsum {name} prefix {k}")
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_every_path_thread_count_and_layout(monkeypatch, isa, dtype):
+    """Every prefix equals the exact sum of its terms (itself checked against the
+    rationals above), on 2-D arrays scanned along either axis, in place too."""
+    rng = np.random.default_rng(11)
+    info = np.finfo(dtype)
+    a = (rng.standard_normal((7, 300)) *
+         np.exp2(rng.integers(info.minexp, info.maxexp - 10, (7, 300)))).astype(dtype)
+    a[2, 5], a[3, 7], a[3, 9], a[4, :] = np.inf, np.nan, -np.inf, -0.0
+    want = np.stack([[rb.sum(row[:k + 1], order="exact") for k in range(row.size)] for row in a])
+    monkeypatch.setenv("REPROBLAS_ISA", isa)
+    u = {4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize]
+    for threads in ("1", "3"):
+        monkeypatch.setenv("REPROBLAS_NUM_THREADS", threads)
+        for got in (rb.cumsum(a, order="exact"),
+                    rb.cumsum(np.asfortranarray(a.T), axis=0, order="exact").T):
+            nan = np.isnan(want)
+            assert (np.isnan(got) == nan).all()
+            assert (got.view(u)[~nan] == want.view(u)[~nan]).all()
+        b = a.copy()
+        assert rb.cumsum(b, order="exact", exclusive=True, out=b) is b
+        assert (b[:, 0].view(u) == 0).all()
+        assert (b[:, 1:][~nan[:, :-1]].view(u) == want[:, :-1][~nan[:, :-1]].view(u)).all()
+
+
+def test_cumsum_exact_refusals():
+    x = np.ones(4)
+    for routine, call_ in (("cumprod", lambda: rb.cumprod(x, order="exact")),
+                           ("scan_by_key", lambda: rb.scan_by_key(np.zeros(4, np.int64), x,
+                                                                  order="exact"))):
+        with pytest.raises(ValueError, match=rf"reproblas\.{routine}: order='exact'"):
+            call_()
+    from cuda_support import EmuDevice, emu_array
+    from repro_runtime import cuda as rt_cuda
+    old = list(rt_cuda._device)
+    rt_cuda._device[:] = [EmuDevice()]
+    try:
+        with pytest.raises(ValueError, match="NumPy arrays only"):
+            rb.cumsum(emu_array(x), order="exact")
+    finally:
+        rt_cuda._device[:] = old

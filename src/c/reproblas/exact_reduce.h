@@ -24,4 +24,11 @@ int rb_exact_gemm(int dtype, const rb_context *cx, int64_t m, int64_t n, int64_t
                   int64_t b_rs, int64_t b_cs, const void *beta, void *c, int64_t c_rs,
                   int64_t c_cs);
 
+/* The cumulative sums of each of `rows` contiguous rows of n elements, every
+ * one in the exact order (docs/contract.md §5.4): out[i] = RN(x_0 + ... + x_i),
+ * exclusive: RN of the terms before i (+0 for none). out may be x. Rows are
+ * split over the threads, each row scanned alone. Returns 0. */
+int rb_exact_scan(int dtype, const rb_context *cx, const void *x, int64_t rows, int64_t n,
+                  int exclusive, void *out);
+
 #endif /* RB_EXACT_REDUCE_H */

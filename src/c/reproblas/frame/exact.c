@@ -143,3 +143,51 @@ int rb_exact_gemm(int dtype, const rb_context *cx, int64_t m, int64_t n, int64_t
   free(job);
   return rc;
 }
+
+/* ---- cumsum: each prefix an exact sum (docs/contract.md §5.4) ---- */
+
+typedef struct {
+  int dtype, exclusive;
+  const void *x;
+  void *out;
+  int64_t rows, n;
+} xscan_job;
+
+/* The rounded value of acc, which stays as it is (rounding normalizes its
+ * operand and may negate it). */
+static void xscan_emit(const rb_xacc *acc, int kind, int nl, int nterms, void *out, int64_t i) {
+  rb_xacc t;
+  for (int l = 0; l < nl; ++l) t.limb[l] = acc->limb[l];
+  t.nan = acc->nan, t.pinf = acc->pinf, t.ninf = acc->ninf, t.nonneg0 = acc->nonneg0;
+  if (kind == RB_XK_F32) ((float *)out)[i] = rb_xacc_round_f32(&t, kind, nterms);
+  else ((double *)out)[i] = rb_xacc_round_f64(&t, kind, nterms);
+}
+
+static void xscan_part(void *ctx, int part, int parts) {
+  const xscan_job *j = ctx;
+  const rb_share sh = rb_part_share(j->rows, 1, part, parts);
+  const int kind = j->dtype == RB_F32 ? RB_XK_F32 : RB_XK_F64, nl = rb_xacc_limbs(kind);
+  for (int64_t r = sh.lo; r < sh.hi && !rb_stop_poll(); ++r) {
+    const int64_t row = r * j->n;
+    rb_xacc acc;
+    rb_xacc_init(&acc);
+    for (int64_t i = 0; i < j->n; ++i) {
+      /* the term is read before out[row + i], which may be it, is written */
+      const float xf = kind == RB_XK_F32 ? ((const float *)j->x)[row + i] : 0;
+      const double xd = kind == RB_XK_F32 ? 0 : ((const double *)j->x)[row + i];
+      if (j->exclusive) xscan_emit(&acc, kind, nl, i > 0, j->out, row + i);
+      if (kind == RB_XK_F32) rb_xacc_add_f32(&acc, acc.limb, rb_xbits32(xf));
+      else rb_xacc_add_f64(&acc, acc.limb, rb_xbits64(xd));
+      if (!j->exclusive) xscan_emit(&acc, kind, nl, 1, j->out, row + i);
+      if ((i + 1) % RB_XACC_BATCH == 0) rb_xacc_normalize(&acc, nl);
+      if ((i & 0xFFFF) == 0xFFFF && rb_stop_poll()) return;
+    }
+  }
+}
+
+int rb_exact_scan(int dtype, const rb_context *cx, const void *x, int64_t rows, int64_t n,
+                  int exclusive, void *out) {
+  xscan_job job = {dtype, exclusive, x, out, rows, n};
+  rb_parallel(rb_part_count(rows * n, cx->min_per_thread, cx->threads, rows), xscan_part, &job);
+  return 0;
+}
