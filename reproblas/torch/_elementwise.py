@@ -61,112 +61,33 @@ def _const(c, like):
     return float(np.float32(c)) if like.dtype == torch.float32 else float(c)
 
 
-class _Exp(torch.autograd.Function):
-    @staticmethod
+def _function(name, saves_output, grad):
+    """The autograd Function of crlibm's `name`. It saves its output (saves_output) or its
+    input; the backward is the fused kernel on a first-order pass, else grad(g, saved),
+    written with differentiable ops (contract §5.7's derivative)."""
     def forward(ctx, x):
-        y = _apply("exp", x)
-        ctx.save_for_backward(y)
+        y = _apply(name, x)
+        ctx.save_for_backward(y if saves_output else x)
         return y
 
-    @staticmethod
     def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        k = _kernel_grad("exp", y, g)
-        if k is not None:
-            return k
-        return g * y
+        (saved,) = ctx.saved_tensors
+        k = _kernel_grad(name, saved, g)
+        return k if k is not None else grad(g, saved)
+    return type(f"_{name.capitalize()}", (torch.autograd.Function,),
+                {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
 
-class _Log(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _apply("log", x)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        k = _kernel_grad("log", x, g)
-        if k is not None:
-            return k
-        return g / x
-
-
-class _Sin(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _apply("sin", x)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        k = _kernel_grad("sin", x, g)
-        if k is not None:
-            return k
-        return g * cos(x)
-
-
-class _Cos(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _apply("cos", x)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        k = _kernel_grad("cos", x, g)
-        if k is not None:
-            return k
-        return -(g * sin(x))
-
-
-class _Tanh(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        y = _apply("tanh", x)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        k = _kernel_grad("tanh", y, g)
-        if k is not None:
-            return k
-        return g * (1.0 - y * y)
-
-
-class _Erf(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _apply("erf", x)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        k = _kernel_grad("erf", x, g)
-        if k is not None:
-            return k
-        return g * (exp(-(x * x)) * _const(2.0 / math.sqrt(math.pi), x))
-
-
-class _Rsqrt(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        y = _apply("rsqrt", x)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        k = _kernel_grad("rsqrt", y, g)
-        if k is not None:
-            return k
-        return g * (((y * y) * y) * -0.5)
+_FUNCTIONS = {
+    "exp": _function("exp", True, lambda g, y: g * y),
+    "log": _function("log", False, lambda g, x: g / x),
+    "sin": _function("sin", False, lambda g, x: g * cos(x)),
+    "cos": _function("cos", False, lambda g, x: -(g * sin(x))),
+    "tanh": _function("tanh", True, lambda g, y: g * (1.0 - y * y)),
+    "erf": _function("erf", False, lambda g, x: g * (exp(-(x * x)) *
+                                                     _const(2.0 / math.sqrt(math.pi), x))),
+    "rsqrt": _function("rsqrt", True, lambda g, y: g * (((y * y) * y) * -0.5)),
+}
 
 
 def dtypes():
@@ -174,7 +95,9 @@ def dtypes():
     return _F64 if _reference64[0] else _F32
 
 
-def _unary(fn, name):
+def _unary(name):
+    fn = _FUNCTIONS[name]
+
     def op(input):
         array(input, "input", name, _F64 if _reference64[0] else _F32)
         return fn.apply(input)
@@ -184,10 +107,4 @@ def _unary(fn, name):
     return op
 
 
-exp = _unary(_Exp, "exp")
-log = _unary(_Log, "log")
-sin = _unary(_Sin, "sin")
-cos = _unary(_Cos, "cos")
-tanh = _unary(_Tanh, "tanh")
-erf = _unary(_Erf, "erf")
-rsqrt = _unary(_Rsqrt, "rsqrt")
+exp, log, sin, cos, tanh, erf, rsqrt = (_unary(n) for n in _FUNCTIONS)
