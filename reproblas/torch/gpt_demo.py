@@ -14,14 +14,12 @@ sums, which leaves a sequential chain unchanged but moves the blocks of a pairwi
 import argparse
 import hashlib
 import math
-import os
-from unittest import mock
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-import reproblas
+from ..demo import cpu_paths, environ
 from . import (AdamW, apply_rotary, cross_entropy, embedding, gelu, linear, rms_norm,
                rotary_cos_sin, scaled_dot_product_attention)
 
@@ -240,14 +238,9 @@ def serving_checks(model, steps):
     return ways
 
 
-def environ(**values):
-    return mock.patch.dict(os.environ, {k: str(v) for k, v in values.items()})
-
-
 def run(train_steps=150, gen_steps=24, threads=(1, 2, 3), out=print):
     """Train and serve on every configuration; returns True when every reproblas result
     is the same everywhere."""
-    from ..demo import cpu_paths
     configs = [(isa, t) for isa in cpu_paths() for t in threads]
     out(f"Tiny GPT on a {len(TEXT)}-character text, {train_steps} AdamW steps; greedy "
         f"continuation of {PROMPTS[0]!r}, {gen_steps} tokens.\n")
