@@ -5,6 +5,8 @@ the composition of reproblas sums, crlibm_py functions and PyTorch's IEEE operat
 contract writes), in the library's floating-point environment, on the path and thread count
 REPROBLAS_ISA / REPROBLAS_NUM_THREADS ask for.
 """
+import math
+
 import torch
 
 from .. import _core, _cpu
@@ -94,14 +96,16 @@ def logsumexp_backward(order, x, dims, r, g):
     return out.permute(inverse).contiguous()
 
 
+def _rows_over_last(x, k):
+    """x's array as rows of its last k axes, and their length."""
+    n = math.prod(x.shape[x.ndim - k:])
+    return _array(x).reshape(-1, n), n
+
+
 def norm(rms, order, x, k, weight, bias, eps):
     """layer_norm / rms_norm over the last k axes: (y, stats (rows, 3): mu, r and the sum of
     squares per row)."""
-    a = _array(x)
-    n = 1
-    for s in x.shape[x.ndim - k:]:
-        n *= s
-    a2 = a.reshape(-1, n)
+    a2, n = _rows_over_last(x, k)
     y = torch.empty(x.shape, dtype=torch.float32)
     stats = torch.empty((a2.shape[0], 3), dtype=torch.float32)
     w = None if weight is None else _array(weight).reshape(-1)
@@ -113,11 +117,7 @@ def norm(rms, order, x, k, weight, bias, eps):
 
 def norm_backward(rms, order, x, k, weight, g, stats, want_weight):
     """The first-order backward of norm(): (dx, rows of g ⊗ y0 shaped like x, or None)."""
-    a = _array(x)
-    n = 1
-    for s in x.shape[x.ndim - k:]:
-        n *= s
-    a2 = a.reshape(-1, n)
+    a2, n = _rows_over_last(x, k)
     dx = torch.empty(x.shape, dtype=torch.float32)
     gw = torch.empty(x.shape, dtype=torch.float32) if want_weight else None
     w = None if weight is None else _array(weight).reshape(-1)
