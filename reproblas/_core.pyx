@@ -1059,6 +1059,13 @@ cdef extern from "nn.h":
     int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *x,
                             const float *w, const float *g, const float *stats, float *dx,
                             float *gw, int64_t rows, int64_t n) nogil
+    int rb_nn_batch_norm(int order, const rb_context *cfg, const float *x, const float *w,
+                         const float *b, double eps, float *y, float *stats, int64_t planes,
+                         int64_t channels, int64_t plane) nogil
+    int rb_nn_batch_norm_backward(int order, const rb_context *cfg, const float *x,
+                                  const float *w, const float *g, const float *stats,
+                                  float *dx, float *dw, float *db, int64_t planes,
+                                  int64_t channels, int64_t plane) nogil
 
 # the ops' codes (nn.h's enums, in order)
 NN_MAP_OPS = ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "sigmoid", "silu", "gelu",
@@ -1144,3 +1151,43 @@ def nn_norm_backward(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w,
     with nogil:
         rc = rb_nn_norm_backward(rms, order, cfg, px, pw, pg, ps, pdx, pgw, rows, n)
     return _nn_rc(rc, "nn_norm_backward")
+
+
+def nn_batch_norm(int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndarray b, double eps,
+                  cnp.ndarray y not None, cnp.ndarray stats not None, int64_t planes,
+                  int64_t channels, int64_t plane, int isa, int threads):
+    """Training batch norm (nn.h) of the C-contiguous float32 x (planes, channels, plane)
+    into y; stats (channels, 3)."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pw = _f32_or_null(w)
+    cdef const float *pb = _f32_or_null(b)
+    cdef float *py = <float *>cnp.PyArray_DATA(y)
+    cdef float *ps = <float *>cnp.PyArray_DATA(stats)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_batch_norm(order, cfg, px, pw, pb, eps, py, ps, planes, channels, plane)
+    return _nn_rc(rc, "nn_batch_norm")
+
+
+def nn_batch_norm_backward(int order, cnp.ndarray x not None, cnp.ndarray w,
+                           cnp.ndarray g not None, cnp.ndarray stats not None,
+                           cnp.ndarray dx not None, cnp.ndarray dw, cnp.ndarray db,
+                           int64_t planes, int64_t channels, int64_t plane, int isa,
+                           int threads):
+    """The first-order backward of nn_batch_norm: dx, and dw, db (channels,) where given."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pw = _f32_or_null(w)
+    cdef const float *pg = <const float *>cnp.PyArray_DATA(g)
+    cdef const float *ps = <const float *>cnp.PyArray_DATA(stats)
+    cdef float *pdx = <float *>cnp.PyArray_DATA(dx)
+    cdef float *pdw = NULL if dw is None else <float *>cnp.PyArray_DATA(dw)
+    cdef float *pdb = NULL if db is None else <float *>cnp.PyArray_DATA(db)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_batch_norm_backward(order, cfg, px, pw, pg, ps, pdx, pdw, pdb, planes,
+                                       channels, plane)
+    return _nn_rc(rc, "nn_batch_norm_backward")

@@ -68,6 +68,18 @@ def test_pools_and_embedding_are_their_graph(order):
     rt.avg_pool2d(xg, 3, 2, 1, order=order).backward(g)
     assert bits_equal(xg.grad, reproblas.conv2d_grad_input(g.numpy() / f32(9), ones, xn.shape,
                                                            2, 1, 1, 3, order=order))
+    # windows that tile the input (stride = kernel, no padding; the last row dropped)
+    for kernel in ((2, 2), (3, 4)):
+        s = reproblas.conv2d(xn, np.ones((3, 1) + kernel, f32), None, kernel, 0, 1, 3,
+                             order=order)
+        xg = x.clone().requires_grad_()
+        y = rt.avg_pool2d(xg, kernel, order=order)
+        assert bits_equal(y, s / f32(kernel[0] * kernel[1]))
+        g = data(*s.shape, seed=9)
+        y.backward(g)
+        assert bits_equal(xg.grad, reproblas.conv2d_grad_input(
+            g.numpy() / f32(kernel[0] * kernel[1]), np.ones((3, 1) + kernel, f32), xn.shape,
+            kernel, 0, 1, 3, order=order))
     # global average: the ordered sum over (h, w) in C order
     glob = rt.adaptive_avg_pool2d(x[:, :, :6], 1, order=order)
     assert bits_equal(glob, reproblas.sum(np.ascontiguousarray(xn[:, :, :6]), order,

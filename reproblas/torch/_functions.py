@@ -16,7 +16,7 @@ import reproblas
 from reproblas import _validate
 
 from ._prims import array as _array
-from ._prims import expand, rsum
+from ._prims import broadcast_shapes, expand, rsum
 from ._prims import tensor as _tensor
 
 
@@ -145,7 +145,7 @@ class _Matmul(torch.autograd.Function):
         a_t, b_t = ctx.saved_tensors
         a2 = a_t.unsqueeze(0) if a_t.ndim == 1 else a_t
         b2 = b_t.unsqueeze(1) if b_t.ndim == 1 else b_t
-        batch = tuple(torch.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
+        batch = tuple(broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
         m, n = a2.shape[-2], b2.shape[-1]
         g = grad_output.reshape(batch + (m, n))
         grad_a = grad_b = None

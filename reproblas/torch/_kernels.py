@@ -126,3 +126,36 @@ def norm_backward(rms, order, x, k, weight, g, stats, want_weight):
                            None if gw is None else gw.numpy().reshape(a2.shape), a2.shape[0], n,
                            _cpu.isa(), _cpu.threads())
     return dx, gw
+
+
+def _channels(x):
+    """x (N, C, ...) as the C-ordered array and its (planes, channels, plane) = (N, C, ∏ rest)."""
+    a = _array(x)
+    return a, x.shape[0], x.shape[1], math.prod(x.shape[2:])
+
+
+def batch_norm(order, x, weight, bias, eps):
+    """Training batch norm of x (N, C, ...) with its affine step: (y, stats (C, 3): mu, r and
+    the sum of squares per channel)."""
+    a, planes, channels, plane = _channels(x)
+    y = torch.empty(x.shape, dtype=torch.float32)
+    stats = torch.empty((channels, 3), dtype=torch.float32)
+    w = None if weight is None else _array(weight)
+    b = None if bias is None else _array(bias)
+    _core.nn_batch_norm(_ORDERS[order], a, w, b, float(eps), y.numpy(), stats.numpy(), planes,
+                        channels, plane, _cpu.isa(), _cpu.threads())
+    return y, stats
+
+
+def batch_norm_backward(order, x, weight, g, stats, want_weight, want_bias):
+    """The first-order backward of batch_norm(): (dx, dweight or None, dbias or None)."""
+    a, planes, channels, plane = _channels(x)
+    dx = torch.empty(x.shape, dtype=torch.float32)
+    dw = torch.empty(channels, dtype=torch.float32) if want_weight else None
+    db = torch.empty(channels, dtype=torch.float32) if want_bias else None
+    _core.nn_batch_norm_backward(_ORDERS[order], a, None if weight is None else _array(weight),
+                                 _array(g.expand(x.shape)), _array(stats), dx.numpy(),
+                                 None if dw is None else dw.numpy(),
+                                 None if db is None else db.numpy(), planes, channels, plane,
+                                 _cpu.isa(), _cpu.threads())
+    return dx, dw, db

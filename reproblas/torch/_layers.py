@@ -15,7 +15,7 @@ from . import _elementwise as E
 from . import _kernels as K
 from . import _nn
 from ._functions import conv2d, matmul
-from ._prims import array, expand, rsum
+from ._prims import array, broadcast_shapes, expand, rsum
 
 
 def _pair(v, name, routine):
@@ -41,38 +41,49 @@ def _image(input, routine, dtypes=None):
 
 # ---- batch norm ----
 
+def _affine(y, weight, bias, order):
+    """``y ⊗ weight[c]``, then ``⊕ bias[c]`` (c the axis 1; None: absent)."""
+    view = [1] * y.ndim
+    view[1] = y.shape[1]
+    if weight is not None:
+        y = y * expand(weight.reshape(view), y.shape, order)
+    if bias is not None:
+        y = y + expand(bias.reshape(view), y.shape, order)
+    return y
+
+
 class _BatchNormTrain(torch.autograd.Function):
-    """Training batch norm before its affine step, as the layer-norm C kernels over each
-    channel's values (the channel axis moved first: each channel's values in C order over
-    the other axes, docs/contract.md §5.7). Also gives mu and s = Σ (d ⊗ d) per channel (the
-    running statistics; no gradient). A backward that builds a graph goes through the
-    composition (the same bits)."""
+    """Training batch norm with its affine step as one C kernel over each channel's values
+    (in C order over the other axes, docs/contract.md §5.7). Also gives mu and s = Σ (d ⊗ d)
+    per channel (the running statistics; no gradient). A backward that builds a graph goes
+    through the composition (the same bits)."""
 
     @staticmethod
-    def forward(ctx, x, dims, n, eps, order):
-        xt = x.transpose(0, 1)
-        y, stats = K.norm(False, order, xt, xt.ndim - 1, None, None, eps)
-        ctx.save_for_backward(x, stats)
+    def forward(ctx, x, weight, bias, dims, n, eps, order):
+        y, stats = K.batch_norm(order, x, weight, bias, eps)
+        ctx.save_for_backward(x, weight, bias, stats)
         ctx.args = (dims, n, eps, order)
         kept = [1] * x.ndim
         kept[1] = x.shape[1]
         mu, s = stats[:, 0].reshape(kept).clone(), stats[:, 2].reshape(kept).clone()
         ctx.mark_non_differentiable(mu, s)
-        return y.transpose(0, 1).contiguous(), mu, s
+        return y, mu, s
 
     @staticmethod
     def backward(ctx, g, _gmu, _gs):
-        x, stats = ctx.saved_tensors
+        x, weight, bias, stats = ctx.saved_tensors
         dims, n, eps, order = ctx.args
+        need = ctx.needs_input_grad[:3]
         if torch.is_grad_enabled() or not K.usable(g):
             with torch.enable_grad():
-                y = _nn._layer_norm_graph(x, dims, n, None, None, eps, order)
-                (dx,) = torch.autograd.grad(y, x, g, create_graph=torch.is_grad_enabled())
-            return dx, None, None, None, None
-        xt = x.transpose(0, 1)
-        dx, _ = K.norm_backward(False, order, xt, xt.ndim - 1, None, g.transpose(0, 1), stats,
-                                False)
-        return dx.transpose(0, 1).contiguous(), None, None, None, None
+                y0 = _nn._layer_norm_graph(x, dims, n, None, None, eps, order)
+                y = _affine(y0, weight, bias, order)
+                wrt = [t for t, k in zip((x, weight, bias), need) if k]
+                found = iter(torch.autograd.grad(y, wrt, g, create_graph=torch.is_grad_enabled()))
+            grads = [next(found) if k else None for k in need]
+            return (*grads, None, None, None, None)
+        dx, dw, db = K.batch_norm_backward(order, x, weight, g, stats, need[1], need[2])
+        return dx, dw, db, None, None, None, None
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -107,8 +118,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if n <= 1:
             raise ValueError(f"reproblas.torch.batch_norm: training needs more than one value "
                              f"per channel, got input shape {tuple(input.shape)}")
-        if K.usable(input) and input.numel() > 0:
-            y, mu, s = _BatchNormTrain.apply(input, dims, n, eps, order)
+        if K.usable(input, weight, bias) and input.numel() > 0:
+            y, mu, s = _BatchNormTrain.apply(input, weight, bias, dims, n, eps, order)
+            weight = bias = None  # applied by the kernel
         else:
             mu = rsum(input, dims, True, order) / n
             d = input - expand(mu, input.shape, order)
@@ -126,11 +138,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError("reproblas.torch.batch_norm: evaluation needs running_mean and "
                              "running_var")
         y = (input - per_channel(running_mean)) * per_channel(E.rsqrt(running_var + eps))
-    if weight is not None:
-        y = y * per_channel(weight)
-    if bias is not None:
-        y = y + per_channel(bias)
-    return y
+    return _affine(y, weight, bias, order)
 
 
 # ---- pooling ----
@@ -144,6 +152,22 @@ def _window_counts(h, w, kernel, stride, padding, dtype):
     return torch.from_numpy(np.outer(axis(h, kernel[0], stride[0], padding[0]),
                                      axis(w, kernel[1], stride[1], padding[1])).astype(
         np.float64)).to(dtype)
+
+
+def _window_sums(x, kernel, stride, padding, order):
+    """Each window's ordered sum over its (r, s) positions in C order: a depthwise conv2d with
+    a kernel of ones. Windows that tile the input (stride = kernel, no padding) are the same
+    terms in the same order as an rsum over the window axes of a reshaped view, whose
+    backward is a broadcast instead of a convolution's grad_input."""
+    if stride == kernel and padding == (0, 0) and order in ("sequential", "pairwise"):
+        (kh, kw), (h, w) = kernel, x.shape[-2:]
+        p, q = h // kh, w // kw
+        lead = tuple(x.shape[:-2])
+        v = x[..., :p * kh, :q * kw].reshape(lead + (p, kh, q, kw))
+        return rsum(v, (v.ndim - 3, v.ndim - 1), False, order)
+    c = x.shape[-3]
+    ones = torch.ones((c, 1) + kernel, dtype=x.dtype)
+    return conv2d(x, ones, None, stride, padding, 1, c, order=order)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -160,9 +184,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if any(p * 2 > k for p, k in zip(padding, kernel)):
         raise ValueError(f"reproblas.torch.avg_pool2d: padding {padding} must be at most half "
                          f"the kernel {kernel}")
-    c = input.shape[-3]
-    ones = torch.ones((c, 1) + kernel, dtype=input.dtype)
-    total = conv2d(input, ones, None, stride, padding, 1, c, order=order)
+    total = _window_sums(input, kernel, stride, padding, order)
     if divisor_override is not None:
         return total / float(divisor_override)
     if count_include_pad or padding == (0, 0):
@@ -335,7 +357,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise TypeError("reproblas.torch.scaled_dot_product_attention: attn_mask must be "
                             "a tensor")
         try:
-            shape = torch.broadcast_shapes(s.shape, attn_mask.shape)
+            shape = broadcast_shapes(s.shape, attn_mask.shape)
         except RuntimeError as exc:
             raise ValueError(f"reproblas.torch.scaled_dot_product_attention: attn_mask "
                              f"{tuple(attn_mask.shape)} does not broadcast to the scores "
@@ -407,7 +429,7 @@ def baddbmm(input, batch1, batch2, *, beta=1.0, alpha=1.0, order="sequential"):
     array(input, "input", "baddbmm")
     _nn._same_dtype("baddbmm", input=input, batch1=batch1)
     try:
-        shape = torch.broadcast_shapes(input.shape, p.shape)
+        shape = broadcast_shapes(input.shape, p.shape)
     except RuntimeError as exc:
         raise ValueError(f"reproblas.torch.baddbmm: input {tuple(input.shape)} does not "
                          f"broadcast to the product {tuple(p.shape)}") from exc
@@ -453,7 +475,7 @@ def apply_rotary(x, cos, sin):
         raise ValueError(f"reproblas.torch.apply_rotary: the last axis must be even, got "
                          f"{x.shape[-1]}")
     try:
-        shape = torch.broadcast_shapes(x.shape, cos.shape, sin.shape)
+        shape = broadcast_shapes(x.shape, cos.shape, sin.shape)
     except RuntimeError as exc:
         raise ValueError(f"reproblas.torch.apply_rotary: cos {tuple(cos.shape)} and sin "
                          f"{tuple(sin.shape)} do not broadcast to x {tuple(x.shape)}") from exc

@@ -15,6 +15,7 @@ from . import _elementwise as _E
 from . import _layers, _nn
 from ._functions import conv2d, linear
 from ._functions import matmul as _matmul
+from ._prims import broadcast_shapes
 from ._prims import expand as _expand
 
 
@@ -389,7 +390,7 @@ def _mha_mask(attn_mask, key_padding_mask, is_causal, n, h, tgt, src, dtype):
         return out
     floats = [torch.where(m, -math.inf, 0.0).to(dtype) if m.dtype == torch.bool else m
               for m in masks]
-    shape = torch.broadcast_shapes(*(m.shape for m in floats), (n, h, tgt, src))
+    shape = broadcast_shapes(*(m.shape for m in floats), (n, h, tgt, src))
     out = floats[0].expand(shape)
     for m in floats[1:]:
         out = out + m.expand(shape)  # masks are constants: no gradient flows here

@@ -19,7 +19,7 @@ from reproblas import _validate
 
 from . import _elementwise as E
 from . import _kernels as K
-from ._prims import array, dims_of, expand, rsum, tensor
+from ._prims import array, broadcast_shapes, dims_of, expand, rsum, tensor
 
 _ANY = (torch.float32, torch.float64)
 _REDUCTIONS = ("none", "mean", "sum")
@@ -425,7 +425,7 @@ def mse_loss(input, target, reduction="mean", *, order="sequential"):
     _reduction(reduction, "mse_loss")
     order = _order(order, "mse_loss")
     try:
-        shape = torch.broadcast_shapes(input.shape, target.shape)
+        shape = broadcast_shapes(input.shape, target.shape)
     except RuntimeError as exc:
         raise ValueError(f"reproblas.torch.mse_loss: input {tuple(input.shape)} and target "
                          f"{tuple(target.shape)} do not broadcast") from exc

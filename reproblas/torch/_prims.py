@@ -36,6 +36,20 @@ def array(t, name, routine, dtypes=_DTYPES):
     return t.detach().numpy()
 
 
+def broadcast_shapes(*shapes):
+    """``torch.broadcast_shapes`` of shapes of ints, without its symbolic-shape machinery
+    (tens of microseconds a call): a RuntimeError where they do not broadcast."""
+    nd = max(len(s) for s in shapes)
+    out = [1] * nd
+    for s in shapes:
+        for i, n in enumerate(s, nd - len(s)):
+            if n != 1:
+                if out[i] != 1 and out[i] != n:
+                    raise RuntimeError(f"shapes {[tuple(s) for s in shapes]} do not broadcast")
+                out[i] = n
+    return torch.Size(out)
+
+
 def tensor(a):
     """A C-ordered tensor of a's values; 0-d stays 0-d (np.ascontiguousarray makes it 1-D)."""
     a = np.asarray(a)

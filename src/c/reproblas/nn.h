@@ -60,4 +60,18 @@ int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *
                         const float *w, const float *g, const float *stats, float *dx,
                         float *gw, int64_t rows, int64_t n);
 
+/* Training batch norm of x (planes, channels, plane), C-ordered, plane >= 1: channel c's
+ * row is x[p, c, q] in C order of (p, q), n = planes·plane values, normalised as layer_norm
+ * above (stats per channel), then ⊗ w[c] and ⊕ b[c] where given (NULL: absent). */
+int rb_nn_batch_norm(int order, const rb_context *cfg, const float *x, const float *w,
+                     const float *b, double eps, float *y, float *stats, int64_t planes,
+                     int64_t channels, int64_t plane);
+
+/* Its first-order backward for the incoming g (x's shape) and the forward's stats: dx, and
+ * where not NULL dw[c] = Σ (g ⊗ y0) and db[c] = Σ g over channel c's row (y0 = d ⊗ r);
+ * the layer_norm backward above runs on gy = g ⊗ w[c] (g where w is NULL), w absent. */
+int rb_nn_batch_norm_backward(int order, const rb_context *cfg, const float *x, const float *w,
+                              const float *g, const float *stats, float *dx, float *dw,
+                              float *db, int64_t planes, int64_t channels, int64_t plane);
+
 #endif /* RB_NN_H */

@@ -26,6 +26,7 @@ typedef struct {
    * maximum is a zero: callers add +0). */
   float (*max)(const float *x, int64_t n);
   void (*sub_s)(const float *x, float s, float *y, int64_t n);  /* y = x ⊖ s */
+  void (*add_s)(const float *x, float s, float *y, int64_t n);  /* y = x ⊕ s */
   void (*div_s)(const float *x, float s, float *y, int64_t n);  /* y = x ⊘ s */
   void (*mul)(const float *a, const float *b, float *y, int64_t n); /* y = a ⊗ b */
   /* out = y ⊗ (g ⊖ s) */

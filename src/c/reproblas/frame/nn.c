@@ -96,6 +96,9 @@ int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, flo
  * are one rb_gemm with n = 1 against a vector of ones (single-threaded): row i's sum is
  * that of its terms t·1 = t (exact products), which are rb_sum's bits on that row
  * (docs/contract.md §2), and the gemv kernel runs the chains of several rows at once. */
+/* The row ops of rows_job beyond rb_nn_row_op (op >= 0). */
+enum { RB_NN_OP_NORM = -1, RB_NN_OP_NORM_B = -2, RB_NN_OP_BN = -3, RB_NN_OP_BN_B = -4 };
+
 typedef struct {
   const rb_nn_kernels *k;
   rb_nn_cr cr;
@@ -105,6 +108,9 @@ typedef struct {
   float eps;
   float *out, *stats;
   float *gw; /* norm backward: the rows of g ⊗ y0, or NULL */
+  const float *rw, *rb; /* batch norm: the weight and bias per row (channel), or NULL */
+  float *dw, *db;       /* batch norm backward: their gradients, or NULL */
+  int64_t planes, channels, plane; /* batch norm: x is (planes, channels, plane) */
   const float *ones;
   int64_t rows, n, block;
   int status[RB_MAX_PARTS];
@@ -179,12 +185,11 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
   }
 }
 
-static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
-                      float *t) {
+/* The norm of c contiguous rows x into y (y may not alias x), stats at srow (3 per row). */
+static int norm_rows(const rows_job *j, const float *x, float *y, float *srow, int64_t c,
+                     float *buf, float *s, float *t) {
   const rb_nn_kernels *k = j->k;
-  const int64_t n = j->n, o = r0 * n;
-  const float *x = j->x + o;
-  float *y = j->out + o;
+  const int64_t n = j->n;
   const float nf = (float)n;
   const float *d = x;
   int rc = 0;
@@ -199,46 +204,115 @@ static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, floa
   k->mul(d, d, buf, c * n);
   rc |= block_sums(j, buf, c, t);
   for (int64_t i = 0; i < c; ++i) {
-    if (j->stats) j->stats[3 * (r0 + i) + 2] = t[i];
+    if (srow) srow[3 * i + 2] = t[i];
     t[i] = t[i] / nf + j->eps;
   }
   j->cr.f[CR_FN_ID_rsqrt](t, t, (size_t)c);
   for (int64_t i = 0; i < c; ++i) {
     k->scale_affine(d + i * n, t[i], j->w, j->rms ? NULL : j->b, y + i * n, n);
-    if (j->stats) {
-      j->stats[3 * (r0 + i)] = j->rms ? 0.0f : s[i];
-      j->stats[3 * (r0 + i) + 1] = t[i];
+    if (srow) {
+      srow[3 * i] = j->rms ? 0.0f : s[i];
+      srow[3 * i + 1] = t[i];
     }
   }
   return rc;
 }
 
-/* The norms' backward (nn.h); d and gy are recomputed where needed (the same bits). */
-static int norm_block_b(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
-                        float *t) {
+static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
+                      float *t) {
+  const int64_t o = r0 * j->n;
+  return norm_rows(j, j->x + o, j->out + o, j->stats ? j->stats + 3 * r0 : NULL, c, buf, s, t);
+}
+
+/* The norms' backward (nn.h) of c contiguous rows: x, g, their stats at srow, into dx (scratch
+ * buf); d and gy are recomputed where needed (the same bits). gw: rows of g ⊗ y0, or NULL. */
+static int norm_rows_b(const rows_job *j, const float *x, const float *g, const float *srow,
+                       float *dx, float *gw, int64_t c, float *buf, float *s, float *t) {
   const rb_nn_kernels *k = j->k;
   const int64_t n = j->n;
   const float nf = (float)n;
   int rc = 0;
   for (int64_t i = 0; i < c; ++i) {
-    const int64_t o = (r0 + i) * n;
-    k->norm_b1(j->x + o, j->g + o, j->w, j->stats[3 * (r0 + i)], j->stats[3 * (r0 + i) + 1],
-               j->rms, buf + i * n, j->gw ? j->gw + o : NULL, n);
+    const int64_t o = i * n;
+    k->norm_b1(x + o, g + o, j->w, srow[3 * i], srow[3 * i + 1], j->rms, buf + o,
+               gw ? gw + o : NULL, n);
   }
   rc |= block_sums(j, buf, c, s); /* gr */
   for (int64_t i = 0; i < c; ++i) {
-    const int64_t o = (r0 + i) * n;
-    const float r = j->stats[3 * (r0 + i) + 1];
+    const int64_t o = i * n;
+    const float r = srow[3 * i + 1];
     const float gq = (s[i] * (((r * r) * r) * -0.5f)) / nf;
-    k->norm_b2(j->x + o, j->g + o, j->w, j->stats[3 * (r0 + i)], r, gq, j->rms, j->out + o,
-               buf + i * n, n);
+    k->norm_b2(x + o, g + o, j->w, srow[3 * i], r, gq, j->rms, dx + o, buf + o, n);
   }
   if (j->rms) return rc;
   rc |= block_sums(j, buf, c, t); /* Σ (−gd) */
-  for (int64_t i = 0; i < c; ++i) { /* dx ⊕ gm, written dx ⊖ (−gm): the same operation */
-    float *dx = j->out + (r0 + i) * n;
-    k->sub_s(dx, -(t[i] / nf), dx, n);
+  for (int64_t i = 0; i < c; ++i) /* dx ⊕ gm, written dx ⊖ (−gm): the same operation */
+    k->sub_s(dx + i * n, -(t[i] / nf), dx + i * n, n);
+  return rc;
+}
+
+static int norm_block_b(const rows_job *j, int64_t r0, int64_t c, float *buf, float *s,
+                        float *t) {
+  const int64_t o = r0 * j->n;
+  return norm_rows_b(j, j->x + o, j->g + o, j->stats + 3 * r0, j->out + o, j->gw ? j->gw + o : NULL,
+                     c, buf, s, t);
+}
+
+/* ---- batch norm: the rows are the channels of (planes, C, plane) ----
+ * Channel ch's row is x[p, ch, q] in C order of (p, q), gathered into a contiguous block
+ * (and results scattered back), so every sum has the bits of rb_sum on that row. */
+static void bn_gather(const rows_job *j, const float *src, int64_t ch0, int64_t c, float *dst) {
+  for (int64_t i = 0; i < c; ++i)
+    for (int64_t p = 0; p < j->planes; ++p)
+      memcpy(dst + i * j->n + p * j->plane, src + (p * j->channels + ch0 + i) * j->plane,
+             (size_t)j->plane * sizeof(float));
+}
+
+static void bn_scatter(const rows_job *j, const float *src, int64_t ch0, int64_t c, float *dst) {
+  for (int64_t i = 0; i < c; ++i)
+    for (int64_t p = 0; p < j->planes; ++p)
+      memcpy(dst + (p * j->channels + ch0 + i) * j->plane, src + i * j->n + p * j->plane,
+             (size_t)j->plane * sizeof(float));
+}
+
+/* Forward: layer_norm of each channel's row (w, b absent), then y ⊗ w[c], y ⊕ b[c]. */
+static int bn_block(const rows_job *j, int64_t ch0, int64_t c, float *buf, float *s, float *t) {
+  const rb_nn_kernels *k = j->k;
+  const int64_t n = j->n;
+  float *xb = buf + c * n, *yb = xb + c * n;
+  bn_gather(j, j->x, ch0, c, xb);
+  const int rc = norm_rows(j, xb, yb, j->stats + 3 * ch0, c, buf, s, t);
+  for (int64_t i = 0; i < c; ++i) {
+    if (j->rw) k->scale_affine(yb + i * n, j->rw[ch0 + i], NULL, NULL, yb + i * n, n);
+    if (j->rb) k->add_s(yb + i * n, j->rb[ch0 + i], yb + i * n, n);
   }
+  bn_scatter(j, yb, ch0, c, j->out);
+  return rc;
+}
+
+/* Backward: dw[c] = Σ (g ⊗ y0), db[c] = Σ g over the row; gy = g ⊗ w[c] (g without w) into
+ * the layer_norm backward (w absent). */
+static int bn_block_b(const rows_job *j, int64_t ch0, int64_t c, float *buf, float *s,
+                      float *t) {
+  const rb_nn_kernels *k = j->k;
+  const int64_t n = j->n;
+  float *xb = buf + c * n, *gb = xb + c * n, *db = gb + c * n;
+  const float *srow = j->stats + 3 * ch0;
+  int rc = 0;
+  bn_gather(j, j->x, ch0, c, xb);
+  bn_gather(j, j->g, ch0, c, gb);
+  if (j->dw) { /* the rows of g ⊗ (d ⊗ r) into db, then summed */
+    for (int64_t i = 0; i < c; ++i)
+      k->norm_b1(xb + i * n, gb + i * n, NULL, srow[3 * i], srow[3 * i + 1], 0, buf + i * n,
+                 db + i * n, n);
+    rc |= block_sums(j, db, c, j->dw + ch0);
+  }
+  if (j->db) rc |= block_sums(j, gb, c, j->db + ch0);
+  if (j->rw)
+    for (int64_t i = 0; i < c; ++i)
+      k->scale_affine(gb + i * n, j->rw[ch0 + i], NULL, NULL, gb + i * n, n);
+  rc |= norm_rows_b(j, xb, gb, srow, db, NULL, c, buf, s, t);
+  bn_scatter(j, db, ch0, c, j->out);
   return rc;
 }
 
@@ -246,17 +320,23 @@ static void rows_part(void *ctx, int part, int parts) {
   rows_job *j = ctx;
   const rb_share sh = rb_part_share(j->rows, 1, part, parts);
   if (sh.lo >= sh.hi) return;
-  float *buf = malloc((size_t)(j->block * j->n + 2 * j->block) * sizeof(float));
+  const int64_t blocks = j->op == RB_NN_OP_BN_B ? 4 : j->op == RB_NN_OP_BN ? 3 : 1;
+  float *buf = malloc((size_t)(blocks * j->block * j->n + 2 * j->block) * sizeof(float));
   if (buf == NULL) {
     j->status[part] = -2;
     return;
   }
-  float *s = buf + j->block * j->n, *t = s + j->block;
+  float *s = buf + blocks * j->block * j->n, *t = s + j->block;
   for (int64_t r = sh.lo; r < sh.hi && j->status[part] == 0; r += j->block) {
     const int64_t c = sh.hi - r < j->block ? sh.hi - r : j->block;
-    const int rc = j->op == -2 ? norm_block_b(j, r, c, buf, s, t)
-                   : j->op == -1 ? norm_block(j, r, c, buf, s, t)
-                                 : softmax_block(j, r, c, buf, s, t);
+    int rc;
+    switch (j->op) {
+      case RB_NN_OP_NORM: rc = norm_block(j, r, c, buf, s, t); break;
+      case RB_NN_OP_NORM_B: rc = norm_block_b(j, r, c, buf, s, t); break;
+      case RB_NN_OP_BN: rc = bn_block(j, r, c, buf, s, t); break;
+      case RB_NN_OP_BN_B: rc = bn_block_b(j, r, c, buf, s, t); break;
+      default: rc = softmax_block(j, r, c, buf, s, t);
+    }
     if (rc != 0) j->status[part] = rc < 0 ? rc : -1;
   }
   free(buf);
@@ -326,7 +406,7 @@ int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const 
                const float *b, double eps, float *y, float *stats, int64_t rows, int64_t n) {
   rows_job *j = calloc(1, sizeof *j);
   if (j == NULL) return -2;
-  j->op = -1;
+  j->op = RB_NN_OP_NORM;
   j->rms = rms != 0;
   j->order = order;
   j->x = x;
@@ -350,7 +430,7 @@ int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *
   if (x == NULL || g == NULL || stats == NULL || dx == NULL) return -1;
   rows_job *j = calloc(1, sizeof *j);
   if (j == NULL) return -2;
-  j->op = -2;
+  j->op = RB_NN_OP_NORM_B;
   j->rms = rms != 0;
   j->order = order;
   j->x = x;
@@ -364,4 +444,58 @@ int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *
   const int rc = rows_run(j, cfg, rows * n);
   free(j);
   return rc;
+}
+
+static int bn_run(rows_job *j, const rb_context *cfg, int64_t planes, int64_t channels,
+                  int64_t plane) {
+  if (planes < 0 || channels < 0 || plane < 1 || (planes > 0 && channels > INT64_MAX / planes) ||
+      (planes > 0 && plane > INT64_MAX / planes)) {
+    free(j);
+    return -1;
+  }
+  j->planes = planes;
+  j->channels = channels;
+  j->plane = plane;
+  j->rows = channels;
+  j->n = planes * plane;
+  const int rc = planes == 0 ? -1 : rows_run(j, cfg, channels * j->n);
+  free(j);
+  return rc;
+}
+
+int rb_nn_batch_norm(int order, const rb_context *cfg, const float *x, const float *w,
+                     const float *b, double eps, float *y, float *stats, int64_t planes,
+                     int64_t channels, int64_t plane) {
+  if (x == NULL || y == NULL || stats == NULL) return -1;
+  rows_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return -2;
+  j->op = RB_NN_OP_BN;
+  j->order = order;
+  j->x = x;
+  j->rw = w;
+  j->rb = b;
+  j->out = y;
+  j->stats = stats;
+  cr_fenv_t saved = cr_fenv_enter();
+  j->eps = (float)eps; /* rounded in the library's environment (docs/contract.md §0.3) */
+  cr_fenv_leave(saved);
+  return bn_run(j, cfg, planes, channels, plane);
+}
+
+int rb_nn_batch_norm_backward(int order, const rb_context *cfg, const float *x, const float *w,
+                              const float *g, const float *stats, float *dx, float *dw,
+                              float *db, int64_t planes, int64_t channels, int64_t plane) {
+  if (x == NULL || g == NULL || stats == NULL || dx == NULL) return -1;
+  rows_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return -2;
+  j->op = RB_NN_OP_BN_B;
+  j->order = order;
+  j->x = x;
+  j->rw = w;
+  j->g = g;
+  j->stats = (float *)stats; /* read only here */
+  j->out = dx;
+  j->dw = dw;
+  j->db = db;
+  return bn_run(j, cfg, planes, channels, plane);
 }
