@@ -427,6 +427,8 @@ def matmul(a, b, order="sequential", *, out=None):
     """
     if out is None:
         res = _core.product_plain(order, 1.0, a, False, b, False, 0.0)  # alpha 1: exactly S
+        if res is None:
+            res = _core.matmul_plain(order, a, b)
         if res is not None:
             return res
     caller_out = out

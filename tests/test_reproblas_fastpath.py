@@ -1,9 +1,9 @@
 """The wrappers' fast path for common small calls (reproblas/_level1.py _reduction;
-_core.product_plain for gemv, gemm and matmul): operands that _core.plain accepts
-(NumPy arrays of one native float32/float64 dtype, C- or Fortran-contiguous,
-aligned) with default arguments skip the general checks. Each call here runs
-twice, once as it is and once with the fast path hidden (_core.plain and
-_core.product_plain patched to refuse everything),
+_core.product_plain for gemv, gemm and matmul; _core.matmul_plain for batched matmul):
+operands that _core.plain accepts (NumPy arrays of one native float32/float64 dtype, C- or
+Fortran-contiguous, aligned) with default arguments skip the general checks. Each call here
+runs twice, once as it is and once with the fast path hidden (_core.plain,
+_core.product_plain and _core.matmul_plain patched to refuse everything),
 and must give the same bits, or raise the same exception with the same message;
 results are also checked against the contract-literal reference."""
 import re
@@ -25,6 +25,7 @@ def general_path(monkeypatch):
     patch = ctx.__enter__()
     patch.setattr(_core, "plain", lambda *args: False)
     patch.setattr(_core, "product_plain", lambda *args: None)
+    patch.setattr(_core, "matmul_plain", lambda *args: None)
     return ctx
 
 
@@ -78,6 +79,8 @@ def test_fast_path_is_taken_for_plain_operands(monkeypatch):
     rb.gemv(1.0, fa, x), rb.gemm(1.0, fa, fb)
     rb.gemm(1.0, np.asfortranarray(a.T), np.asfortranarray(b.T), trans_a=True, trans_b=True)
     rb.matmul(fa, fb)
+    a3, b3 = np.ones((2, 3, 5), np.float32), np.ones((2, 5, 4), np.float32)
+    rb.matmul(a3, b3), rb.matmul(b3.transpose(0, 2, 1), a3.transpose(0, 2, 1))
     rb.gemv(2, a, x), rb.gemv(1.0, a, x, beta=-0.0), rb.gemm(-3, a, b, beta=0.0)  # int alpha
     assert calls == []
     rb.dot(x[::2], x[::2]), rb.gemv(1.0, a[:, ::2], x[:3]), rb.gemm(1.0, a, b, beta=0)
@@ -86,7 +89,8 @@ def test_fast_path_is_taken_for_plain_operands(monkeypatch):
     with pytest.raises(TypeError, match="dtype"):
         rb.sum(x.astype(x.dtype.newbyteorder()))  # same values, byte-swapped
     rb.gemv(1.0, a, x, trans=0), rb.gemm(2 ** 60, a, b), rb.gemv(1.0, a, x, order=np.str_("pairwise"))
-    assert len(calls) == 10
+    rb.matmul(a3, b3[:1]), rb.matmul(a3[:, :, ::2], b3[:, :3]), rb.matmul(a3[None], b3[None, :, :, ::-1])
+    assert len(calls) == 13
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -134,6 +138,27 @@ def test_same_bits_as_general_path_and_reference(dtype, order, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ORDERS)
+def test_batched_matmul_same_bits_as_general_path(dtype, order, monkeypatch):
+    """Stacks of matrices, each C-contiguous or a transposed view of one (attention's
+    q @ k.transpose(-2, -1)), give the general path's bits and each entry's gemm."""
+    rng = np.random.default_rng([dtype(0).nbytes, 7, ORDERS.index(order)])
+    for batch, (m, k, n) in (((1,), (1, 1, 1)), ((3,), (1, 7, 9)), ((2, 3), (32, 16, 32)),
+                             ((4, 1, 2), (9, 33, 1)), ((2,), (17, 0, 5)), ((0, 2), (3, 4, 5))):
+        opa, opb = data(rng, batch + (m, k), dtype), data(rng, batch + (k, n), dtype)
+        for ta in (False, True):
+            for tb in (False, True):
+                a = np.ascontiguousarray(np.swapaxes(opa, -1, -2)).swapaxes(-1, -2) if ta else opa
+                b = np.ascontiguousarray(np.swapaxes(opb, -1, -2)).swapaxes(-1, -2) if tb else opb
+                fast, slow = both_paths(monkeypatch, lambda: rb.matmul(a, b, order=order))
+                assert ref.same_bits(fast, slow), (batch, m, k, n, ta, tb)
+                assert fast.shape == batch + (m, n) and fast.flags.c_contiguous
+                for i in np.ndindex(*batch):
+                    want = ref.gemm(1.0, opa[i], opb[i], order=order)
+                    assert ref.same_bits(fast[i], want), (batch, i)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_scalar_arguments_same_bits_as_general_path(dtype, monkeypatch):
     """The arguments product_plain checks in C (alpha a Python float or an exact int,
     beta +-0 by its bits, the flags True/False) give the general path's bits, and
@@ -169,13 +194,14 @@ def test_threads_and_paths_agree(monkeypatch):
     rng = np.random.default_rng(5)
     a, x = data(rng, (150, 333), np.float32), data(rng, 333, np.float32)
     b = data(rng, (333, 40), np.float32)
-    want = [rb.gemv(1.5, a, x), rb.gemm(1.5, a, b), rb.dot(x, x)]
+    a3, b3 = a[:144].reshape(4, 36, 333), np.stack([b] * 4)
+    want = [rb.gemv(1.5, a, x), rb.gemm(1.5, a, b), rb.dot(x, x), rb.matmul(a3, b3)]
     for isa in [i for i in _core.isa_names() if _core.isa_code(i) >= 0]:
         for t in (1, 2, 3, 4):
             monkeypatch.setenv("REPROBLAS_ISA", isa)
             monkeypatch.setenv("REPROBLAS_NUM_THREADS", str(t))
             with _core.tuning(l3={"min_work": 1}):
-                got = [rb.gemv(1.5, a, x), rb.gemm(1.5, a, b), rb.dot(x, x)]
+                got = [rb.gemv(1.5, a, x), rb.gemm(1.5, a, b), rb.dot(x, x), rb.matmul(a3, b3)]
             assert all(ref.same_bits(g, w) for g, w in zip(got, want)), (isa, t)
     monkeypatch.setenv("REPROBLAS_NUM_THREADS", "0")
     with pytest.raises(ValueError, match="REPROBLAS_NUM_THREADS"):
@@ -203,6 +229,9 @@ A32, B32 = np.ones((3, 4), np.float32), np.ones((4, 2), np.float32)
     lambda: rb.gemm(1.0, A32, B32, order="pair-wise"), lambda: rb.gemm(-1e300, A32, B32),
     lambda: rb.gemm(1.0, A32, B32.astype(np.float64)), lambda: rb.matmul(A32, A32),
     lambda: rb.matmul(A32, np.ones(3, np.float32)), lambda: rb.matmul(A32, B32, order="x"),
+    lambda: rb.matmul(np.stack([A32] * 2), np.stack([A32] * 2)),
+    lambda: rb.matmul(np.stack([A32] * 2), np.stack([B32] * 3)),
+    lambda: rb.matmul(np.stack([A32] * 2), np.stack([B32.astype(np.float64)] * 2)),
 ])
 def test_same_errors_as_general_path(call, monkeypatch):
     """Bad input that looks like a fast-path call raises what the general path raises."""
