@@ -1145,6 +1145,16 @@ cdef extern from "nn.h":
                                   const float *w, const float *g, const float *stats,
                                   float *dx, float *dw, float *db, int64_t planes,
                                   int64_t channels, int64_t plane) nogil
+    ctypedef struct rb_nn_sgd_args:
+        float lr, wd, mu, damp1
+        int maximize, has_wd, nesterov, first, has_damp
+    ctypedef struct rb_nn_adam_args:
+        float decay, wd, b1, one_b1, b2, one_b2, c2, eps, s
+        int maximize, decoupled, has_wd
+    int rb_nn_sgd(const rb_context *cfg, const rb_nn_sgd_args *args, float *p,
+                  const float *grad, float *buf, int64_t n) nogil
+    int rb_nn_adam(const rb_context *cfg, const rb_nn_adam_args *args, float *p,
+                   const float *grad, float *m, float *v, int64_t n) nogil
 
 # the ops' codes (nn.h's enums, in order)
 NN_MAP_OPS = ("exp", "log", "sin", "cos", "tanh", "erf", "rsqrt", "sigmoid", "silu", "gelu",
@@ -1230,6 +1240,58 @@ def nn_norm_backward(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w,
     with nogil:
         rc = rb_nn_norm_backward(rms, order, cfg, px, pw, pg, ps, pdx, pgw, rows, n)
     return _nn_rc(rc, "nn_norm_backward")
+
+
+cdef float _f32(double v) noexcept:
+    """v rounded to float32 in the library's floating-point environment."""
+    cdef cr_fenv_t saved = cr_fenv_enter()
+    cdef float r = <float>v
+    cr_fenv_leave(saved)
+    return r
+
+
+def nn_sgd(double lr, double wd, double mu, double damp1, bint maximize, bint nesterov,
+           bint first, cnp.ndarray p not None, cnp.ndarray grad not None, cnp.ndarray buf,
+           int isa, int threads):
+    """One SGD step (nn.h) on the C-contiguous float32 p, buf (None: no momentum) in place;
+    wd 0 and damp1 1 skip their products; the doubles are rounded to float32 here."""
+    cdef rb_context cbuf
+    cdef const rb_context *cfg = _context(isa, threads, &cbuf)
+    cdef rb_nn_sgd_args a
+    a.lr, a.wd, a.mu, a.damp1 = _f32(lr), _f32(wd), _f32(mu), _f32(damp1)
+    a.maximize, a.has_wd, a.nesterov, a.first = maximize, wd != 0, nesterov, first
+    a.has_damp = damp1 != 1
+    cdef float *pp = <float *>cnp.PyArray_DATA(p)
+    cdef const float *pg = <const float *>cnp.PyArray_DATA(grad)
+    cdef float *pb = NULL if buf is None else <float *>cnp.PyArray_DATA(buf)
+    cdef int64_t n = cnp.PyArray_SIZE(p)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_sgd(cfg, &a, pp, pg, pb, n)
+    return _nn_rc(rc, "nn_sgd")
+
+
+def nn_adam(double decay, double wd, double b1, double one_b1, double b2, double one_b2,
+            double c2, double eps, double s, bint maximize, bint decoupled,
+            cnp.ndarray p not None, cnp.ndarray grad not None, cnp.ndarray m not None,
+            cnp.ndarray v not None, int isa, int threads):
+    """One Adam/AdamW step (nn.h) on the C-contiguous float32 p, m, v in place; wd 0 skips
+    the decay; the doubles are rounded to float32 here."""
+    cdef rb_context cbuf
+    cdef const rb_context *cfg = _context(isa, threads, &cbuf)
+    cdef rb_nn_adam_args a
+    a.decay, a.wd, a.b1, a.one_b1 = _f32(decay), _f32(wd), _f32(b1), _f32(one_b1)
+    a.b2, a.one_b2, a.c2, a.eps, a.s = _f32(b2), _f32(one_b2), _f32(c2), _f32(eps), _f32(s)
+    a.maximize, a.decoupled, a.has_wd = maximize, decoupled, wd != 0
+    cdef int64_t n = cnp.PyArray_SIZE(p)
+    cdef float *pp = <float *>cnp.PyArray_DATA(p)
+    cdef const float *pg = <const float *>cnp.PyArray_DATA(grad)
+    cdef float *pm = <float *>cnp.PyArray_DATA(m)
+    cdef float *pv = <float *>cnp.PyArray_DATA(v)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_adam(cfg, &a, pp, pg, pm, pv, n)
+    return _nn_rc(rc, "nn_adam")
 
 
 def nn_batch_norm(int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndarray b, double eps,

@@ -60,8 +60,48 @@ def test_sgd_is_its_formula_and_close_to_torch(kw):
                                atol=1e-6)
 
 
+@pytest.mark.parametrize("opt", ["sgd", "sgd_momentum", "sgd_nesterov", "sgd_damp", "adam",
+                                 "adam_wd", "adamw"])
+def test_step_kernels_are_the_composition(monkeypatch, opt):
+    """The C step kernels (float32, contiguous) give the bits of the torch-op composition,
+    with special values in parameters and gradients, on every path and thread count."""
+    from reproblas.torch import _kernels as K
+    cls, kw = {"sgd": (rt.SGD, dict(lr=0.1)),
+               "sgd_momentum": (rt.SGD, dict(lr=0.1, momentum=0.9, weight_decay=1e-30)),
+               "sgd_nesterov": (rt.SGD, dict(lr=0.3, momentum=0.7, nesterov=True,
+                                             weight_decay=0.01, maximize=True)),
+               "sgd_damp": (rt.SGD, dict(lr=0.1, momentum=0.5, dampening=0.25)),
+               "adam": (rt.Adam, dict(lr=0.01, maximize=True)),
+               "adam_wd": (rt.Adam, dict(lr=0.01, weight_decay=0.1)),
+               "adamw": (rt.AdamW, dict(lr=0.02, betas=(0.8, 0.99)))}[opt]
+    g = torch.Generator().manual_seed(3)
+    p0 = torch.randn(70001, generator=g) * torch.exp2(torch.randint(-30, 30, (70001,),
+                                                                    generator=g).float())
+    p0[:6] = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 1e-45])
+    grads = [torch.randn(70001, generator=g) for _ in range(3)]
+    grads[1][6:12] = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, -1e-45])
+    grads[2] = grads[2][::2].repeat_interleave(2)[:70001]  # not the first step's shape source
+    want, calls = None, []
+    for name in ("nn_sgd", "nn_adam"):
+        real = getattr(_core, name)
+        monkeypatch.setattr(_core, name, lambda *a, real=real: calls.append(1) or real(*a))
+    for isa in ISAS:
+        for threads in ("1", "3"):
+            monkeypatch.setenv("REPROBLAS_ISA", isa)
+            monkeypatch.setenv("REPROBLAS_NUM_THREADS", threads)
+            with _core.tuning(l1={"min_per_thread": 1024}):
+                got = run(cls, grads, p0, **kw)
+            if want is None:
+                with monkeypatch.context() as m:
+                    m.setattr(K, "steppable", lambda *t: False)
+                    want = run(cls, grads, p0, **kw)
+            assert same_bits(got.numpy(), want.numpy()), (isa, threads)
+    assert len(calls) == 3 * 2 * len(ISAS)  # the kernel ran every step
+
+
 @pytest.mark.parametrize("cls, torch_cls, kw", [
     (rt.Adam, torch.optim.Adam, dict(lr=0.01)),
+    (rt.Adam, torch.optim.Adam, dict(lr=0.01, weight_decay=0.1)),
     (rt.Adam, torch.optim.Adam, dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
     (rt.AdamW, torch.optim.AdamW, dict(lr=0.01, betas=(0.8, 0.99))),
     (rt.AdamW, torch.optim.AdamW, dict(lr=0.01, maximize=True, amsgrad=True))])

@@ -8,6 +8,7 @@ REPROBLAS_ISA / REPROBLAS_NUM_THREADS ask for.
 import math
 
 import torch
+from torch.autograd.graph import increment_version
 
 from .. import _core, _cpu
 
@@ -159,3 +160,30 @@ def batch_norm_backward(order, x, weight, g, stats, want_weight, want_bias):
                                  None if db is None else db.numpy(), planes, channels, plane,
                                  _cpu.isa(), _cpu.threads())
     return dx, dw, db
+
+
+def _inplace(t):
+    """t's memory as a NumPy array to update in place (t C-contiguous)."""
+    return t.detach().numpy()
+
+
+def steppable(p, *state):
+    """Whether the optimizer kernels update p (and its state tensors) in place: float32 CPU
+    C-contiguous tensors, p's gradient a float32 CPU tensor."""
+    return (usable(p, p.grad, *state) and p.is_contiguous() and not p.is_conj() and
+            not p.is_neg() and all(t is None or t.is_contiguous() for t in state))
+
+
+def sgd(p, buf, lr, wd, mu, damp1, maximize, nesterov, first):
+    """One SGD step on p (and the momentum buffer buf, or None) in place."""
+    _core.nn_sgd(lr, wd, mu, damp1, maximize, nesterov, first, _inplace(p), _array(p.grad),
+                 None if buf is None else _inplace(buf), _cpu.isa(), _cpu.threads())
+    increment_version(p)  # as p.copy_ would: a graph that saved p sees it changed
+
+
+def adam(p, m, v, decay, wd, b1, one_b1, b2, one_b2, c2, eps, s, maximize, decoupled):
+    """One Adam / AdamW step on p, m and v in place."""
+    _core.nn_adam(decay, wd, b1, one_b1, b2, one_b2, c2, eps, s, maximize, decoupled,
+                  _inplace(p), _array(p.grad), _inplace(m), _inplace(v), _cpu.isa(),
+                  _cpu.threads())
+    increment_version(p)

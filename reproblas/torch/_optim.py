@@ -6,6 +6,8 @@ one rounding: no fused multiply-add, no ``alpha=`` / ``value=`` arguments, which
 fuse); scalars (learning rate, bias corrections) are computed in Python's double precision
 with +, −, ×, ÷ and sqrt only (the powers of β by repeated multiplication) and rounded once to
 the parameter's dtype. So a step gives the same bits on every thread count and CPU.
+On float32 contiguous parameters the step runs as one C kernel per parameter (nn.h), in the
+library's floating-point environment, with the bits of the composition below.
 """
 import math
 
@@ -15,6 +17,7 @@ import torch
 import reproblas
 from reproblas import _validate
 
+from . import _kernels as K
 from ._prims import array
 
 
@@ -67,6 +70,15 @@ class SGD(torch.optim.Optimizer):
             _params_check(group["params"], "SGD")
             for p in group["params"]:
                 if p.grad is None:
+                    continue
+                buf = self.state[p].get("momentum_buffer") if mu != 0 else None
+                if K.steppable(p, buf):
+                    first = mu != 0 and buf is None
+                    if first:
+                        buf = torch.empty_like(p, memory_format=torch.contiguous_format)
+                        self.state[p]["momentum_buffer"] = buf
+                    K.sgd(p, buf, lr, wd, mu, 1.0 - damp, group["maximize"], group["nesterov"],
+                          first)
                     continue
                 g = -p.grad if group["maximize"] else p.grad
                 if wd != 0:
@@ -124,6 +136,14 @@ class _AdamBase(torch.optim.Optimizer):
                 state["step"] += 1
                 state["beta1_power"] *= b1
                 state["beta2_power"] *= b2
+                step_size = lr / (1.0 - state["beta1_power"])
+                bc2_sqrt = math.sqrt(1.0 - state["beta2_power"])
+                if not group["amsgrad"] and K.steppable(p, state["exp_avg"],
+                                                         state["exp_avg_sq"]):
+                    K.adam(p, state["exp_avg"], state["exp_avg_sq"], 1.0 - lr * wd, wd, b1,
+                           1.0 - b1, b2, 1.0 - b2, bc2_sqrt, eps, step_size, group["maximize"],
+                           self._decoupled)
+                    continue
                 if wd != 0:
                     if self._decoupled:
                         p.copy_(p * (1.0 - lr * wd))
@@ -135,8 +155,6 @@ class _AdamBase(torch.optim.Optimizer):
                 if group["amsgrad"]:
                     v = torch.maximum(state["max_exp_avg_sq"], v)
                     state["max_exp_avg_sq"] = v
-                step_size = lr / (1.0 - state["beta1_power"])
-                bc2_sqrt = math.sqrt(1.0 - state["beta2_power"])
                 denom = _sqrt(v) / bc2_sqrt + eps
                 p.copy_(p - (m / denom) * step_size)
         return loss

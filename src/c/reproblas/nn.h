@@ -74,4 +74,26 @@ int rb_nn_batch_norm_backward(int order, const rb_context *cfg, const float *x, 
                               const float *g, const float *stats, float *dx, float *dw,
                               float *db, int64_t planes, int64_t channels, int64_t plane);
 
+/* One optimizer step over n float32 elements, in place (docs/contract.md §5.7
+ * "Optimizers"); the scalars arrive rounded to float32, as where they meet a tensor.
+ * SGD: g = grad (−grad with maximize), g ⊕ (p ⊗ wd) (has_wd); with momentum (buf not NULL)
+ * buf = g (first) or (buf ⊗ mu) ⊕ (g ⊗ damp1) (g alone without has_damp), then
+ * g = g ⊕ (buf ⊗ mu) (nesterov) or buf; p = p ⊖ (g ⊗ lr). */
+typedef struct {
+  float lr, wd, mu, damp1;
+  int maximize, has_wd, nesterov, first, has_damp;
+} rb_nn_sgd_args;
+int rb_nn_sgd(const rb_context *cfg, const rb_nn_sgd_args *args, float *p, const float *grad,
+              float *buf, int64_t n);
+
+/* Adam: g as SGD's; has_wd: p = p ⊗ decay (decoupled, AdamW) or g = g ⊕ (p ⊗ wd);
+ * m = (m ⊗ b1) ⊕ (g ⊗ one_b1), v = (v ⊗ b2) ⊕ ((g ⊗ g) ⊗ one_b2),
+ * p = p ⊖ ((m ⊘ ((sqrt(v) ⊘ c2) ⊕ eps)) ⊗ s). */
+typedef struct {
+  float decay, wd, b1, one_b1, b2, one_b2, c2, eps, s;
+  int maximize, decoupled, has_wd;
+} rb_nn_adam_args;
+int rb_nn_adam(const rb_context *cfg, const rb_nn_adam_args *args, float *p, const float *grad,
+               float *m, float *v, int64_t n);
+
 #endif /* RB_NN_H */
