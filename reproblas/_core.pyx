@@ -1145,6 +1145,9 @@ cdef extern from "nn.h":
                                   const float *w, const float *g, const float *stats,
                                   float *dx, float *dw, float *db, int64_t planes,
                                   int64_t channels, int64_t plane) nogil
+    int rb_nn_batch_norm_eval(const rb_context *cfg, const float *x, const float *rm,
+                              const float *rv, const float *w, const float *b, double eps,
+                              float *y, int64_t planes, int64_t channels, int64_t plane) nogil
     ctypedef struct rb_nn_sgd_args:
         float lr, wd, mu, damp1
         int maximize, has_wd, nesterov, first, has_damp
@@ -1310,6 +1313,25 @@ def nn_batch_norm(int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndarray 
     with nogil:
         rc = rb_nn_batch_norm(order, cfg, px, pw, pb, eps, py, ps, planes, channels, plane)
     return _nn_rc(rc, "nn_batch_norm")
+
+
+def nn_batch_norm_eval(cnp.ndarray x not None, cnp.ndarray rm not None,
+                       cnp.ndarray rv not None, cnp.ndarray w, cnp.ndarray b, double eps,
+                       cnp.ndarray y not None, int64_t planes, int64_t channels, int64_t plane,
+                       int isa, int threads):
+    """Batch norm in evaluation (nn.h) of the C-contiguous float32 x into y."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pm = <const float *>cnp.PyArray_DATA(rm)
+    cdef const float *pv = <const float *>cnp.PyArray_DATA(rv)
+    cdef const float *pw = _f32_or_null(w)
+    cdef const float *pb = _f32_or_null(b)
+    cdef float *py = <float *>cnp.PyArray_DATA(y)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_batch_norm_eval(cfg, px, pm, pv, pw, pb, eps, py, planes, channels, plane)
+    return _nn_rc(rc, "nn_batch_norm_eval")
 
 
 def nn_batch_norm_backward(int order, cnp.ndarray x not None, cnp.ndarray w,

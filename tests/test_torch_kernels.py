@@ -360,6 +360,26 @@ def test_batch_norm_training_is_its_composition(path, order):
             assert same(a, c), shape
 
 
+def test_batch_norm_eval_kernel_is_its_composition(path):
+    """Evaluation without a graph runs the kernel; with a gradient wanted, the composition:
+    the same bits, special values included."""
+    g0 = torch.Generator().manual_seed(27)
+    x = torch.randn(6, 5, 3, 7, generator=g0) * 4
+    x[0, 0, 0, :4] = torch.tensor([math.inf, -math.inf, math.nan, -0.0])
+    rm, rv = torch.randn(5, generator=g0), torch.rand(5, generator=g0) * 3
+    rv[1], rv[2], rm[3] = 0.0, 1e-42, math.inf
+    w, b = torch.randn(5, generator=g0), torch.randn(5, generator=g0)
+    for shape in ((6, 5, 3, 7), (6, 5)):
+        xs = x[:, :, 0, 0].contiguous() if len(shape) == 2 else x
+        for wb in ((None, None), (w, None), (None, b), (w, b)):
+            with torch.no_grad():
+                fast = rt.batch_norm(xs, rm, rv, *wb, training=False)
+            xr = xs.clone().requires_grad_()
+            slow = rt.batch_norm(xr, rm, rv, *wb, training=False)
+            assert slow.grad_fn is not None and fast.grad_fn is None
+            assert same(fast, slow.detach()), (shape, wb)
+
+
 @pytest.mark.parametrize("affine", ["none", "weight", "bias", "both"])
 def test_batch_norm_training_kernel_parts(path, affine):
     """Without weight or bias, and with only some inputs needing a gradient, the kernel gives

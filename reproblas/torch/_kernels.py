@@ -148,6 +148,17 @@ def batch_norm(order, x, weight, bias, eps):
     return y, stats
 
 
+def batch_norm_eval(x, running_mean, running_var, weight, bias, eps):
+    """Batch norm in evaluation of x (N, C, ...) with the running statistics (no graph)."""
+    a, planes, channels, plane = _channels(x)
+    y = torch.empty(x.shape, dtype=torch.float32)
+    _core.nn_batch_norm_eval(a, _array(running_mean), _array(running_var),
+                             None if weight is None else _array(weight),
+                             None if bias is None else _array(bias), float(eps), y.numpy(),
+                             planes, channels, plane, _cpu.isa(), _cpu.threads())
+    return y
+
+
 def batch_norm_backward(order, x, weight, g, stats, want_weight, want_bias):
     """The first-order backward of batch_norm(): (dx, dweight or None, dbias or None)."""
     a, planes, channels, plane = _channels(x)

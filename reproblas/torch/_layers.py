@@ -137,6 +137,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if running_mean is None or running_var is None:
             raise ValueError("reproblas.torch.batch_norm: evaluation needs running_mean and "
                              "running_var")
+        tensors = (input, running_mean, running_var, weight, bias)
+        if (K.usable(*tensors) and input.numel() > 0 and not (torch.is_grad_enabled() and any(
+                t is not None and t.requires_grad for t in tensors))):
+            return K.batch_norm_eval(input, running_mean, running_var, weight, bias, eps)
         y = (input - per_channel(running_mean)) * per_channel(E.rsqrt(running_var + eps))
     return _affine(y, weight, bias, order)
 

@@ -74,6 +74,12 @@ int rb_nn_batch_norm_backward(int order, const rb_context *cfg, const float *x, 
                               const float *g, const float *stats, float *dx, float *dw,
                               float *db, int64_t planes, int64_t channels, int64_t plane);
 
+/* Batch norm in evaluation (x as rb_nn_batch_norm's): r = rsqrt(rv[c] ⊕ eps), then
+ * y = ((x ⊖ rm[c]) ⊗ r) ⊗ w[c] ⊕ b[c] (w, b NULL: absent), each element on its own. */
+int rb_nn_batch_norm_eval(const rb_context *cfg, const float *x, const float *rm, const float *rv,
+                          const float *w, const float *b, double eps, float *y, int64_t planes,
+                          int64_t channels, int64_t plane);
+
 /* One optimizer step over n float32 elements, in place (docs/contract.md §5.7
  * "Optimizers"); the scalars arrive rounded to float32, as where they meet a tensor.
  * SGD: g = grad (−grad with maximize), g ⊕ (p ⊗ wd) (has_wd); with momentum (buf not NULL)

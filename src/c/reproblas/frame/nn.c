@@ -499,3 +499,51 @@ int rb_nn_batch_norm_backward(int order, const rb_context *cfg, const float *x, 
   j->db = db;
   return bn_run(j, cfg, planes, channels, plane);
 }
+
+/* ---- batch norm in evaluation: elementwise per channel ---- */
+typedef struct {
+  const rb_nn_kernels *k;
+  const float *x, *rm, *r, *w, *b;
+  float *y;
+  int64_t channels, plane, planes;
+} bn_eval_job;
+
+static void bn_eval_part(void *ctx, int part, int parts) {
+  const bn_eval_job *j = ctx;
+  const rb_share sh = rb_part_share(j->planes * j->channels, 1, part, parts);
+  for (int64_t q = sh.lo; q < sh.hi; ++q) {
+    const int64_t c = q % j->channels;
+    const float *x = j->x + q * j->plane;
+    float *y = j->y + q * j->plane;
+    j->k->sub_s(x, j->rm[c], y, j->plane);
+    j->k->scale_affine(y, j->r[c], NULL, NULL, y, j->plane);
+    if (j->w) j->k->scale_affine(y, j->w[c], NULL, NULL, y, j->plane);
+    if (j->b) j->k->add_s(y, j->b[c], y, j->plane);
+  }
+}
+
+int rb_nn_batch_norm_eval(const rb_context *cfg, const float *x, const float *rm, const float *rv,
+                          const float *w, const float *b, double eps, float *y, int64_t planes,
+                          int64_t channels, int64_t plane) {
+  rb_nn_cr cr;
+  if (x == NULL || rm == NULL || rv == NULL || y == NULL || planes < 0 || channels < 0 ||
+      plane < 0 || nn_setup(cfg, &cr) != 0)
+    return -1;
+  if (planes == 0 || channels == 0 || plane == 0) return 0;
+  float *r = malloc((size_t)channels * sizeof(float));
+  if (r == NULL) return -2;
+  rb_context tmp;
+  const rb_context *cx = rb_context_use(cfg, &tmp);
+  bn_eval_job j = {.k = tables[cfg->isa], .x = x, .rm = rm, .r = r, .w = w, .b = b, .y = y,
+                   .channels = channels, .plane = plane, .planes = planes};
+  cr_fenv_t saved = cr_fenv_enter();
+  const float e = (float)eps; /* rounded in the library's environment (§0.3) */
+  for (int64_t c = 0; c < channels; ++c) r[c] = rv[c] + e;
+  cr.f[CR_FN_ID_rsqrt](r, r, (size_t)channels);
+  const int parts = rb_part_count(planes * channels * plane, cx->min_per_thread, cx->threads,
+                                  planes * channels);
+  rb_parallel(parts, bn_eval_part, &j);
+  cr_fenv_leave(saved);
+  free(r);
+  return 0;
+}
