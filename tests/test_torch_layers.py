@@ -151,6 +151,32 @@ def test_attention_is_its_graph(order):
     assert torch.equal(got, expected)
 
 
+@pytest.mark.parametrize("order", ORDERS)
+def test_attention_without_graph_is_the_graph(order):
+    """With no graph recorded (no_grad, or no input wanting a gradient) attention skips the
+    autograd layer: the same bits as the recorded graph, for every kind of mask, and the
+    broadcast shapes it does not take go through the graph."""
+    q, k, v = data(2, 3, 5, 8, seed=19), data(2, 3, 7, 8, seed=20), data(2, 3, 7, 8, seed=21)
+    q[0, 0, 0, :3] = torch.tensor([math.inf, math.nan, -0.0])
+    bool_mask = data(5, 7, seed=22) > 0
+    bool_mask[:, 0] = True
+    cases = [dict(), dict(is_causal=True), dict(attn_mask=bool_mask),
+             dict(attn_mask=data(2, 1, 5, 7, seed=23)), dict(attn_mask=bool_mask, scale=0.3)]
+    for kw in cases:
+        qr = q.clone().requires_grad_()
+        graph = rt.scaled_dot_product_attention(qr, k, v, order=order, **kw)
+        assert graph.grad_fn is not None
+        with torch.no_grad():
+            fast = rt.scaled_dot_product_attention(q, k, v, order=order, **kw)
+        assert bits_equal(fast, graph.detach()), kw
+        assert bits_equal(rt.scaled_dot_product_attention(q, k, v, order=order, **kw), fast), kw
+    # a key/value batch broadcast over the query's heads: through the graph, same values
+    with torch.no_grad():
+        got = rt.scaled_dot_product_attention(q, k[:, :1], v[:, :1], order=order)
+    assert bits_equal(got, rt.scaled_dot_product_attention(q, k[:, :1].expand(2, 3, 7, 8),
+                                                     v[:, :1].expand(2, 3, 7, 8), order=order))
+
+
 def test_attention_rows_ignore_padding_and_batch():
     """Sequential order: a query's output is the same alone, in a batch, and with masked
     padding keys appended (the KV-cache and padded-batch cases)."""

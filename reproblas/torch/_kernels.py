@@ -31,6 +31,11 @@ def _array(t):
     return t.contiguous().numpy()
 
 
+def contiguous(t):
+    """t's values as a C-ordered float32 NumPy array (for the core's plain calls)."""
+    return _array(t)
+
+
 def map_forward(name, x):
     """op(x) elementwise: exp log sin cos tanh erf rsqrt sigmoid silu gelu gelu_tanh."""
     out = torch.empty(x.shape, dtype=torch.float32)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import torch
 
-from reproblas import _validate
+from reproblas import _core, _validate
 
 from . import _elementwise as E
 from . import _kernels as K
@@ -333,6 +333,38 @@ def dropout(input, p=0.5, training=True, *, seed, offset=0):
 
 # ---- attention ----
 
+def _attention_no_graph(query, key, value, attn_mask, is_causal, scale, order):
+    """The graph of scaled_dot_product_attention below when none is recorded, for q, k, v of
+    one batch shape: the same operations without the autograd layer (each product the
+    core's batched call, PyTorch's broadcasting for the mask). None where it does not apply."""
+    if (not K.usable(query, key, value) or query.ndim < 3 or key.shape[:-2] != query.shape[:-2]
+            or value.shape[:-2] != query.shape[:-2] or key.shape[-1] != query.shape[-1]
+            or value.shape[-2] != key.shape[-2]):
+        return None
+    q, k, v = K.contiguous(query), K.contiguous(key), K.contiguous(value)
+    s = _core.matmul_plain(order, q, k.swapaxes(-1, -2))
+    if s is None:
+        return None
+    s = torch.from_numpy(s) * E._const(scale, query)
+    if is_causal:
+        attn_mask = torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool).tril()
+    if attn_mask is not None:
+        if not isinstance(attn_mask, torch.Tensor) or (
+                attn_mask.dtype != torch.bool and not K.usable(attn_mask)):
+            return None
+        try:
+            shape = broadcast_shapes(s.shape, attn_mask.shape)
+        except RuntimeError:
+            return None
+        if shape != s.shape:
+            return None
+        s = s.masked_fill_(~attn_mask, -math.inf) if attn_mask.dtype == torch.bool \
+            else s + attn_mask  # masked_fill_: where's values, in place on the fresh s
+    p = K.rows("softmax", order, s, s.ndim - 1)
+    out = _core.matmul_plain(order, K.contiguous(p), v)
+    return None if out is None else torch.from_numpy(out)
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, *, order="sequential"):
     """``softmax(q kᵀ ⊗ scale + mask) v`` with reproblas products and softmax
@@ -352,6 +384,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     e = query.shape[-1]
     if scale is None:
         scale = 1.0 / math.sqrt(e)
+    if not (torch.is_grad_enabled() and any(
+            isinstance(t, torch.Tensor) and t.requires_grad for t in (query, key, value,
+                                                                       attn_mask))):
+        out = _attention_no_graph(query, key, value, attn_mask, is_causal, scale, order)
+        if out is not None:
+            return out
     s = matmul(query, key.transpose(-2, -1), order=order) * E._const(scale, query)
     lq, lk = s.shape[-2], s.shape[-1]
     if is_causal:
