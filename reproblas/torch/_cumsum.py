@@ -9,7 +9,7 @@ import torch
 import reproblas
 from reproblas import _validate
 
-from ._prims import array, dims_of, tensor
+from ._prims import array, dims_of, run, tensor
 
 
 class _Cumsum(torch.autograd.Function):
@@ -29,7 +29,7 @@ class _Cumsum(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         # d s_k / d x_i = 1 for k >= i: gradient i is g_(n-1) + ... + g_i, scanned from the end
-        return _Cumsum.apply(g, ctx.dim, ctx.order, not ctx.reverse), None, None, None
+        return run(_Cumsum, g, ctx.dim, ctx.order, not ctx.reverse), None, None, None
 
 
 def cumsum(input, dim, *, order="sequential"):
@@ -38,7 +38,7 @@ def cumsum(input, dim, *, order="sequential"):
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"reproblas.torch.cumsum: dim must be an int, got {dim!r}")
     array(input, "input", "cumsum")  # the checks, before autograd sees the tensor
-    return _Cumsum.apply(input, dims_of(dim, input.ndim, "cumsum")[0], order.lower(), False)
+    return run(_Cumsum, input, dims_of(dim, input.ndim, "cumsum")[0], order.lower(), False)
 
 
 def route(order, input, dim=None, *, dtype=None, out=None):

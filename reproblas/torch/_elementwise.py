@@ -14,7 +14,7 @@ import torch
 
 
 from . import _kernels as K
-from ._prims import array, tensor
+from ._prims import array, run, tensor
 
 _F32 = (torch.float32,)
 _F64 = (torch.float32, torch.float64)
@@ -100,7 +100,7 @@ def _unary(name):
 
     def op(input):
         array(input, "input", name, _F64 if _reference64[0] else _F32)
-        return fn.apply(input)
+        return run(fn, input)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Correctly rounded ``{name}`` of a float32 CPU tensor (crlibm_py), "
                   f"differentiable to any order (docs/contract.md §5.7).")

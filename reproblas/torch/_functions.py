@@ -16,7 +16,7 @@ import reproblas
 from reproblas import _validate
 
 from ._prims import array as _array
-from ._prims import broadcast_shapes, expand, rsum
+from ._prims import broadcast_shapes, expand, rsum, run
 from ._prims import tensor as _tensor
 
 
@@ -65,9 +65,9 @@ class _Linear(torch.autograd.Function):
         g = _trows(grad_output)
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[0]:  # sum over the output features o
-            grad_input = _Matmul.apply(g, weight, ctx.order).reshape(input.shape)
+            grad_input = run(_Matmul, g, weight, ctx.order).reshape(input.shape)
         if ctx.needs_input_grad[1]:  # sum over the rows of the flattened batch
-            grad_weight = _Matmul.apply(g.t(), _trows(input), ctx.order)
+            grad_weight = run(_Matmul, g.t(), _trows(input), ctx.order)
         if ctx.has_bias and ctx.needs_input_grad[2]:
             # the ordered sum of g[r, o] over the rows r (the terms of gemv with ones)
             grad_bias = rsum(g, 0, order=ctx.order)
@@ -107,7 +107,7 @@ def linear(input, weight, bias=None, *, order="sequential"):
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise ValueError(f"reproblas.torch.linear: bias has shape {tuple(bias.shape)}, "
                          f"expected ({weight.shape[0]},)")
-    return _Linear.apply(input, weight, bias, order)
+    return run(_Linear, input, weight, bias, order)
 
 
 # ---- matmul, with NumPy/PyTorch broadcasting ----
@@ -129,7 +129,7 @@ def _reduce_matmul(left, right, shape, order):
     r = math.prod(batch[i] for i in reduced)
     lt = left.permute(kept + [nb] + reduced + [nb + 1]).reshape(kept_shape + (p, r * c))
     rt = right.permute(kept + reduced + [nb, nb + 1]).reshape(kept_shape + (r * c, q))
-    return _Matmul.apply(lt, rt, order).reshape(tuple(shape) + (p, q))
+    return run(_Matmul, lt, rt, order).reshape(tuple(shape) + (p, q))
 
 
 class _Matmul(torch.autograd.Function):
@@ -179,7 +179,7 @@ def matmul(input, other, *, order="sequential"):
     """
     _validate.order(order, "torch.matmul")
     _check("matmul", input=input, other=other)
-    return _Matmul.apply(input, other, order)
+    return run(_Matmul, input, other, order)
 
 
 # ---- conv2d (NCHW, PyTorch conventions; contract §3 "Convolution") ----
@@ -202,13 +202,13 @@ class _Conv2d(torch.autograd.Function):
         input, weight = ctx.saved_tensors
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[0]:
-            grad_input = _ConvGradInput.apply(grad_output, weight, tuple(input.shape),
+            grad_input = run(_ConvGradInput, grad_output, weight, tuple(input.shape),
                                               ctx.args, ctx.order)
         if ctx.needs_input_grad[1]:
-            grad_weight = _ConvGradWeight.apply(input, grad_output, tuple(weight.shape),
+            grad_weight = run(_ConvGradWeight, input, grad_output, tuple(weight.shape),
                                                 ctx.args, ctx.order)
         if ctx.has_bias and ctx.needs_input_grad[2]:
-            grad_bias = _ConvGradBias.apply(grad_output, ctx.order)
+            grad_bias = run(_ConvGradBias, grad_output, ctx.order)
         return grad_input, grad_weight, grad_bias, None, None
 
 
@@ -225,9 +225,9 @@ class _ConvGradInput(torch.autograd.Function):
         g_t, w_t = ctx.saved_tensors
         dg = dw = None
         if ctx.needs_input_grad[0]:
-            dg = _Conv2d.apply(h, w_t, None, ctx.args, ctx.order)
+            dg = run(_Conv2d, h, w_t, None, ctx.args, ctx.order)
         if ctx.needs_input_grad[1]:
-            dw = _ConvGradWeight.apply(h, g_t, tuple(w_t.shape), ctx.args, ctx.order)
+            dw = run(_ConvGradWeight, h, g_t, tuple(w_t.shape), ctx.args, ctx.order)
         return dg, dw, None, None, None
 
 
@@ -244,9 +244,9 @@ class _ConvGradWeight(torch.autograd.Function):
         x_t, g_t = ctx.saved_tensors
         dx = dg = None
         if ctx.needs_input_grad[0]:
-            dx = _ConvGradInput.apply(g_t, h, tuple(x_t.shape), ctx.args, ctx.order)
+            dx = run(_ConvGradInput, g_t, h, tuple(x_t.shape), ctx.args, ctx.order)
         if ctx.needs_input_grad[1]:
-            dg = _Conv2d.apply(x_t, h, None, ctx.args, ctx.order)
+            dg = run(_Conv2d, x_t, h, None, ctx.args, ctx.order)
         return dx, dg, None, None, None
 
 
@@ -297,4 +297,4 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     _validate.order(order, "torch.conv2d")
     _check("conv2d", input=input, weight=weight, bias=bias)
     # a 3-D input (one unbatched image) is reproblas.conv2d's own rule, as every shape check
-    return _Conv2d.apply(input, weight, bias, (stride, padding, dilation, groups), order)
+    return run(_Conv2d, input, weight, bias, (stride, padding, dilation, groups), order)

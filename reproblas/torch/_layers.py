@@ -15,7 +15,7 @@ from . import _elementwise as E
 from . import _kernels as K
 from . import _nn
 from ._functions import conv2d, matmul
-from ._prims import array, broadcast_shapes, expand, rsum
+from ._prims import array, broadcast_shapes, expand, records, rsum, run
 
 
 def _pair(v, name, routine):
@@ -119,7 +119,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError(f"reproblas.torch.batch_norm: training needs more than one value "
                              f"per channel, got input shape {tuple(input.shape)}")
         if K.usable(input, weight, bias) and input.numel() > 0:
-            y, mu, s = _BatchNormTrain.apply(input, weight, bias, dims, n, eps, order)
+            y, mu, s = run(_BatchNormTrain, input, weight, bias, dims, n, eps, order)
             weight = bias = None  # applied by the kernel
         else:
             mu = rsum(input, dims, True, order) / n
@@ -138,8 +138,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError("reproblas.torch.batch_norm: evaluation needs running_mean and "
                              "running_var")
         tensors = (input, running_mean, running_var, weight, bias)
-        if (K.usable(*tensors) and input.numel() > 0 and not (torch.is_grad_enabled() and any(
-                t is not None and t.requires_grad for t in tensors))):
+        if K.usable(*tensors) and input.numel() > 0 and not records(*tensors):
             return K.batch_norm_eval(input, running_mean, running_var, weight, bias, eps)
         y = (input - per_channel(running_mean)) * per_channel(E.rsqrt(running_var + eps))
     return _affine(y, weight, bias, order)
@@ -247,7 +246,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise NotImplementedError("reproblas.torch.max_pool2d: return_indices=True is not "
                                   "supported")
     stride = kernel_size if stride is None or stride == [] else stride
-    return _MaxPool.apply(input, (kernel_size, stride, padding, dilation, ceil_mode))
+    return run(_MaxPool, input, (kernel_size, stride, padding, dilation, ceil_mode))
 
 
 # ---- embedding ----
@@ -292,7 +291,7 @@ def embedding(input, weight, padding_idx=None):
             raise ValueError(f"reproblas.torch.embedding: padding_idx {padding_idx} is out of "
                              f"range for {rows} rows")
         padding_idx %= rows
-    return _Embedding.apply(weight, input.long(), padding_idx)
+    return run(_Embedding, weight, input.long(), padding_idx)
 
 
 # ---- dropout ----
@@ -384,9 +383,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     e = query.shape[-1]
     if scale is None:
         scale = 1.0 / math.sqrt(e)
-    if not (torch.is_grad_enabled() and any(
-            isinstance(t, torch.Tensor) and t.requires_grad for t in (query, key, value,
-                                                                       attn_mask))):
+    if not records(query, key, value, attn_mask):
         out = _attention_no_graph(query, key, value, attn_mask, is_causal, scale, order)
         if out is not None:
             return out
@@ -526,4 +523,6 @@ def apply_rotary(x, cos, sin):
                          f"{tuple(x.shape)}")
     h = x.shape[-1] // 2
     rot = torch.cat([-x[..., h:], x[..., :h]], dim=-1)
+    if not records(x, cos, sin):  # broadcasting's values; expand only routes the gradient
+        return x * cos + rot * sin
     return x * expand(cos, shape) + rot * expand(sin, shape)

@@ -19,7 +19,7 @@ from reproblas import _validate
 
 from . import _elementwise as E
 from . import _kernels as K
-from ._prims import array, broadcast_shapes, dims_of, expand, rsum, tensor
+from ._prims import array, broadcast_shapes, dims_of, expand, rsum, run, tensor
 
 _ANY = (torch.float32, torch.float64)
 _REDUCTIONS = ("none", "mean", "sum")
@@ -111,7 +111,7 @@ class _Activation(torch.autograd.Function):
 
 def _activation(name, input):
     if K.usable(input):
-        return _Activation.apply(input, name)
+        return run(_Activation, input, name)
     return _GRAPHS[name](input)
 
 
@@ -270,9 +270,9 @@ def softmax(input, dim, *, order="sequential"):
     order = _order(order, "softmax")
     d = _one_dim(dim, input.ndim, "softmax")
     if input.ndim == 0 or input.numel() == 0:
-        return _Softmax.apply(input.reshape(1), 0, order).reshape(()) if input.ndim == 0 \
+        return run(_Softmax, input.reshape(1), 0, order).reshape(()) if input.ndim == 0 \
             else input.clone()
-    return _Softmax.apply(input, d, order)
+    return run(_Softmax, input, d, order)
 
 
 def log_softmax(input, dim, *, order="sequential"):
@@ -281,9 +281,9 @@ def log_softmax(input, dim, *, order="sequential"):
     order = _order(order, "log_softmax")
     d = _one_dim(dim, input.ndim, "log_softmax")
     if input.ndim == 0 or input.numel() == 0:
-        return _LogSoftmax.apply(input.reshape(1), 0, order).reshape(()) if input.ndim == 0 \
+        return run(_LogSoftmax, input.reshape(1), 0, order).reshape(()) if input.ndim == 0 \
             else input.clone()
-    return _LogSoftmax.apply(input, d, order)
+    return run(_LogSoftmax, input, d, order)
 
 
 def logsumexp(input, dim, keepdim=False, *, order="sequential"):
@@ -297,7 +297,7 @@ def logsumexp(input, dim, keepdim=False, *, order="sequential"):
         shape = [1 if i in dims else n for i, n in enumerate(input.shape)] if keepdim else \
             [n for i, n in enumerate(input.shape) if i not in dims]
         return torch.full(shape, -math.inf, dtype=input.dtype)
-    return _LogSumExp.apply(input, dims, bool(keepdim), order)
+    return run(_LogSumExp, input, dims, bool(keepdim), order)
 
 
 # ---- normalisations ----
@@ -381,7 +381,7 @@ class _Norm(torch.autograd.Function):
 
 def _norm(rms, input, dims, n, weight, bias, eps, order):
     if K.usable(input, weight, bias) and input.numel() > 0:
-        return _Norm.apply(input, weight, bias, dims, n, eps, order, rms)
+        return run(_Norm, input, weight, bias, dims, n, eps, order, rms)
     graph = _rms_norm_graph if rms else _layer_norm_graph
     return graph(input, dims, n, weight, bias, eps, order)
 
