@@ -690,38 +690,32 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
     return c
 
 
-cdef int _batch_layout(object a, int typenum, int nd, int64_t *rs, int64_t *cs) noexcept:
-    """Element row/column strides of a stack of matrices that is C-contiguous, or C-contiguous
-    with its last two axes swapped (a transposed view, as attention's k.transpose(-2, -1)),
-    with nd dimensions of a native aligned dtype; 0 for anything else."""
+cdef int _strided(object a, int typenum, int nd, int64_t *st) noexcept:
+    """The element strides of an aligned native array of nd dimensions and this dtype whose
+    strides are non-negative whole elements (a permuted or sliced view: attention's q, k
+    and v cut from one projection), into st; 0 for anything else."""
     if type(a) is not np.ndarray:
         return 0
     cdef cnp.ndarray x = <cnp.ndarray>a
     if (cnp.PyArray_NDIM(x) != nd or cnp.PyArray_TYPE(x) != typenum or
             not cnp.PyArray_ISNOTSWAPPED(x) or not cnp.PyArray_CHKFLAGS(x, cnp.NPY_ARRAY_ALIGNED)):
         return 0
-    cdef int64_t size = cnp.PyArray_ITEMSIZE(x), r = x.shape[nd - 2], c = x.shape[nd - 1]
-    cdef int64_t expect = size, d
-    if cnp.PyArray_IS_C_CONTIGUOUS(x):
-        rs[0], cs[0] = c, 1
-        return 1
-    if x.strides[nd - 2] != size or x.strides[nd - 1] != size * r:  # the swapped layout
-        return 0
-    expect = size * r * c
-    for d in range(nd - 3, -1, -1):
-        if x.shape[d] != 1 and x.strides[d] != expect:
+    cdef int64_t size = cnp.PyArray_ITEMSIZE(x), stride
+    cdef int d
+    for d in range(nd):
+        stride = x.strides[d]
+        if stride < 0 or stride % size:
             return 0
-        expect *= x.shape[d]
-    rs[0], cs[0] = 1, r
+        st[d] = stride // size if x.shape[d] > 1 else 0
     return 1
 
 
 def matmul_plain(order, a, b):
     """a @ b as a new C-ordered array for the common batched call, all of it checked here:
     a and b of one native float dtype, the same ndim >= 3 and batch shape (no broadcast, no
-    empty axis), each C-contiguous or a transposed view of one, matching inner dimensions, an
-    order name, valid environment knobs. The batch runs as one axis: every entry is computed
-    on its own, so the bits are those of the general path. None for anything else."""
+    empty axis), aligned, with non-negative whole-element strides (any layout: strides never
+    change a bit), matching inner dimensions, an order name, valid environment knobs. The
+    call the general path makes, without its per-call arrays. None for anything else."""
     cdef int code = _order_code(order)
     if code < 0 or type(a) is not np.ndarray or type(b) is not np.ndarray:
         return None
@@ -729,29 +723,34 @@ def matmul_plain(order, a, b):
     cdef int typenum = cnp.PyArray_TYPE(x), nd = cnp.PyArray_NDIM(x), d
     if (typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64) or nd < 3 or nd > 32:
         return None
-    cdef int64_t a_rs, a_cs, b_rs, b_cs
-    if not _batch_layout(x, typenum, nd, &a_rs, &a_cs) or not _batch_layout(y, typenum, nd, &b_rs, &b_cs):
+    cdef int64_t ast[32]
+    cdef int64_t bst[32]
+    cdef int64_t cst[32]
+    cdef int64_t shape[32]
+    if not _strided(x, typenum, nd, ast) or not _strided(y, typenum, nd, bst):
         return None
-    cdef int64_t m = x.shape[nd - 2], k = x.shape[nd - 1], n = y.shape[nd - 1], batch = 1
+    cdef int64_t m = x.shape[nd - 2], k = x.shape[nd - 1], n = y.shape[nd - 1]
     if y.shape[nd - 2] != k or m == 0 or k == 0 or n == 0:
         return None
     cdef cnp.npy_intp dims[32]
     for d in range(nd - 2):
         if x.shape[d] != y.shape[d] or x.shape[d] == 0:
             return None
-        dims[d] = x.shape[d]
-        batch *= x.shape[d]
+        dims[d] = shape[d] = x.shape[d]
     dims[nd - 2], dims[nd - 1] = m, n
     cdef rb_context buf
     cdef const rb_context *cfg = _small_context(&buf)
     if cfg == NULL:
         return None
     cdef cnp.ndarray c = cnp.PyArray_EMPTY(nd, dims, typenum, 0)
+    cdef int64_t run = m * n
+    for d in range(nd - 3, -1, -1):  # C order: each batch axis steps over the ones after it
+        cst[d] = run if shape[d] > 1 else 0
+        run *= shape[d]
     cdef _small_scales_t scales
     cdef const void *pal
     cdef const void *pbe
     cdef int dtype = _small_scales(typenum, 1.0, &scales, &pal, &pbe)
-    cdef int64_t shape1 = batch, a_bs = m * k, b_bs = k * n, c_bs = m * n
     cdef const void *pa = cnp.PyArray_DATA(x)
     cdef const void *pb = cnp.PyArray_DATA(y)
     cdef void *pc = cnp.PyArray_DATA(c)
@@ -759,8 +758,9 @@ def matmul_plain(order, a, b):
     cdef rb_stop_ctx stop
     _stop_begin(&stop)
     with nogil:
-        rc = rb_gemm_batched(dtype, code, cfg, 0, 1, &shape1, &a_bs, &b_bs, &c_bs, m, n, k, pal,
-                             pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc, n, 1)
+        rc = rb_gemm_batched(dtype, code, cfg, 0, nd - 2, shape, ast, bst, cst, m, n, k, pal,
+                             pa, ast[nd - 2], ast[nd - 1], pb, bst[nd - 2], bst[nd - 1], pbe,
+                             pc, n, 1)
     _stop_end(&stop)
     if rc == -2:
         raise MemoryError("reproblas.matmul: out of memory for the packing buffers")

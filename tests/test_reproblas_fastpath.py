@@ -81,6 +81,7 @@ def test_fast_path_is_taken_for_plain_operands(monkeypatch):
     rb.matmul(fa, fb)
     a3, b3 = np.ones((2, 3, 5), np.float32), np.ones((2, 5, 4), np.float32)
     rb.matmul(a3, b3), rb.matmul(b3.transpose(0, 2, 1), a3.transpose(0, 2, 1))
+    rb.matmul(a3[:, :, ::2], b3[:, :3]), rb.matmul(a3[:, None], b3[:, None])
     rb.gemv(2, a, x), rb.gemv(1.0, a, x, beta=-0.0), rb.gemm(-3, a, b, beta=0.0)  # int alpha
     assert calls == []
     rb.dot(x[::2], x[::2]), rb.gemv(1.0, a[:, ::2], x[:3]), rb.gemm(1.0, a, b, beta=0)
@@ -89,7 +90,7 @@ def test_fast_path_is_taken_for_plain_operands(monkeypatch):
     with pytest.raises(TypeError, match="dtype"):
         rb.sum(x.astype(x.dtype.newbyteorder()))  # same values, byte-swapped
     rb.gemv(1.0, a, x, trans=0), rb.gemm(2 ** 60, a, b), rb.gemv(1.0, a, x, order=np.str_("pairwise"))
-    rb.matmul(a3, b3[:1]), rb.matmul(a3[:, :, ::2], b3[:, :3]), rb.matmul(a3[None], b3[None, :, :, ::-1])
+    rb.matmul(a3, b3[:1]), rb.matmul(a3[:, ::-1], b3), rb.matmul(a3[None], b3[None, :, :, ::-1])
     assert len(calls) == 13
 
 
@@ -140,8 +141,9 @@ def test_same_bits_as_general_path_and_reference(dtype, order, monkeypatch):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
 def test_batched_matmul_same_bits_as_general_path(dtype, order, monkeypatch):
-    """Stacks of matrices, each C-contiguous or a transposed view of one (attention's
-    q @ k.transpose(-2, -1)), give the general path's bits and each entry's gemm."""
+    """Stacks of matrices, C-contiguous, transposed views (attention's
+    q @ k.transpose(-2, -1)) or strided views (heads cut from one projection), give the
+    general path's bits and each entry's gemm."""
     rng = np.random.default_rng([dtype(0).nbytes, 7, ORDERS.index(order)])
     for batch, (m, k, n) in (((1,), (1, 1, 1)), ((3,), (1, 7, 9)), ((2, 3), (32, 16, 32)),
                              ((4, 1, 2), (9, 33, 1)), ((2,), (17, 0, 5)), ((0, 2), (3, 4, 5))):
@@ -150,12 +152,15 @@ def test_batched_matmul_same_bits_as_general_path(dtype, order, monkeypatch):
             for tb in (False, True):
                 a = np.ascontiguousarray(np.swapaxes(opa, -1, -2)).swapaxes(-1, -2) if ta else opa
                 b = np.ascontiguousarray(np.swapaxes(opb, -1, -2)).swapaxes(-1, -2) if tb else opb
-                fast, slow = both_paths(monkeypatch, lambda: rb.matmul(a, b, order=order))
-                assert ref.same_bits(fast, slow), (batch, m, k, n, ta, tb)
-                assert fast.shape == batch + (m, n) and fast.flags.c_contiguous
-                for i in np.ndindex(*batch):
-                    want = ref.gemm(1.0, opa[i], opb[i], order=order)
-                    assert ref.same_bits(fast[i], want), (batch, i)
+                strided_a = np.repeat(np.moveaxis(opa, 0, -2), 2, axis=-1)[..., ::2]
+                strided_a = np.moveaxis(strided_a, -2, 0)  # whole-element strides, no layout
+                for aa in (a, strided_a):
+                    fast, slow = both_paths(monkeypatch, lambda: rb.matmul(aa, b, order=order))
+                    assert ref.same_bits(fast, slow), (batch, m, k, n, ta, tb)
+                    assert fast.shape == batch + (m, n) and fast.flags.c_contiguous
+                    for i in np.ndindex(*batch):
+                        want = ref.gemm(1.0, opa[i], opb[i], order=order)
+                        assert ref.same_bits(fast[i], want), (batch, i)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -170,6 +170,13 @@ def test_attention_without_graph_is_the_graph(order):
             fast = rt.scaled_dot_product_attention(q, k, v, order=order, **kw)
         assert bits_equal(fast, graph.detach()), kw
         assert bits_equal(rt.scaled_dot_product_attention(q, k, v, order=order, **kw), fast), kw
+    # heads cut from one projection: strided views, read in place
+    qkv = data(2, 7, 3, 3, 8, seed=24).permute(2, 0, 3, 1, 4)
+    with torch.no_grad():
+        fast = rt.scaled_dot_product_attention(*qkv, is_causal=True, order=order)
+    graph = rt.scaled_dot_product_attention(qkv[0].clone().requires_grad_(), qkv[1], qkv[2],
+                                            is_causal=True, order=order)
+    assert bits_equal(fast, graph.detach())
     # a key/value batch broadcast over the query's heads: through the graph, same values
     with torch.no_grad():
         got = rt.scaled_dot_product_attention(q, k[:, :1], v[:, :1], order=order)

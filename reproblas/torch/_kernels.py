@@ -31,9 +31,13 @@ def _array(t):
     return t.contiguous().numpy()
 
 
-def contiguous(t):
-    """t's values as a C-ordered float32 NumPy array (for the core's plain calls)."""
-    return _array(t)
+def view(t):
+    """t's memory as a NumPy array of its shape and strides (a copy only for a conjugate or
+    negative view), for the core's plain calls, which take any non-negative strides."""
+    t = t.detach()
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
+    return t.numpy()
 
 
 def map_forward(name, x):

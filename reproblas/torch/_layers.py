@@ -335,12 +335,13 @@ def dropout(input, p=0.5, training=True, *, seed, offset=0):
 def _attention_no_graph(query, key, value, attn_mask, is_causal, scale, order):
     """The graph of scaled_dot_product_attention below when none is recorded, for q, k, v of
     one batch shape: the same operations without the autograd layer (each product the
-    core's batched call, PyTorch's broadcasting for the mask). None where it does not apply."""
+    core's batched call on the tensors' memory, PyTorch's broadcasting for the mask). None
+    where it does not apply."""
     if (not K.usable(query, key, value) or query.ndim < 3 or key.shape[:-2] != query.shape[:-2]
             or value.shape[:-2] != query.shape[:-2] or key.shape[-1] != query.shape[-1]
             or value.shape[-2] != key.shape[-2]):
         return None
-    q, k, v = K.contiguous(query), K.contiguous(key), K.contiguous(value)
+    q, k, v = K.view(query), K.view(key), K.view(value)
     s = _core.matmul_plain(order, q, k.swapaxes(-1, -2))
     if s is None:
         return None
@@ -360,7 +361,7 @@ def _attention_no_graph(query, key, value, attn_mask, is_causal, scale, order):
         s = s.masked_fill_(~attn_mask, -math.inf) if attn_mask.dtype == torch.bool \
             else s + attn_mask  # masked_fill_: where's values, in place on the fresh s
     p = K.rows("softmax", order, s, s.ndim - 1)
-    out = _core.matmul_plain(order, K.contiguous(p), v)
+    out = _core.matmul_plain(order, K.view(p), v)
     return None if out is None else torch.from_numpy(out)
 
 
