@@ -284,7 +284,8 @@ def embedding(input, weight, padding_idx=None):
         raise ValueError(f"reproblas.torch.embedding: weight must be 2-D, got shape "
                          f"{tuple(weight.shape)}")
     rows = weight.shape[0]
-    if input.numel() and (int(input.min()) < 0 or int(input.max()) >= rows):
+    bounds = torch.aminmax(input) if input.numel() else None
+    if bounds is not None and (int(bounds.min) < 0 or int(bounds.max) >= rows):
         raise IndexError(f"reproblas.torch.embedding: indices must be in [0, {rows})")
     if padding_idx is not None:
         if not -rows <= padding_idx < rows:
