@@ -64,7 +64,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048])
     ap.add_argument("--repeats", type=int, default=20)
-    ap.add_argument("--routines", nargs="+", default=None)
+    ap.add_argument("--routines", nargs="+", default=None,
+                    help="names as printed, a space as '_' (symv_lower); a first word alone "
+                         "(symv) takes every case it starts")
+    ap.add_argument("--orders", nargs="+", choices=["sequential", "pairwise"],
+                    default=["sequential", "pairwise"])
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="cpu: the process's CPU time (steadier on a loaded machine)")
     args = ap.parse_args()
@@ -75,9 +79,10 @@ def main():
     print(f"{'routine':10} {'dtype':8} {'order':10} {'n':>5} {'ratio':>6}")
     for n in args.sizes:
         for dtype in (np.float32, np.float64):
-            for order in ("sequential", "pairwise"):
+            for order in args.orders:
                 for name, (ref, ours) in cases(n, dtype, order).items():
-                    if args.routines and name.split()[0] not in args.routines:
+                    if args.routines and not {name.split()[0], name.replace(" ", "_")} & set(
+                            args.routines):
                         continue
                     if name == "syr" and order == "pairwise":
                         continue
