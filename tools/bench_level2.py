@@ -1,7 +1,8 @@
 """Level-2 ratios against OpenBLAS (scipy.linalg.blas), one run, one thread.
 
     REPROBLAS_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python tools/bench_level2.py [--sizes 1024 2048]
-        [--clock wall|cpu]
+        [--clock wall|cpu] [--interleave] [--repeats N] [--routines symv symv_lower ...]
+        [--orders sequential]
 
 Prints, per routine, dtype, order and n, the best-of-repeats time of scipy's routine
 divided by reproblas's (>= 1: reproblas is faster). scipy gets Fortran-ordered matrices
@@ -29,6 +30,22 @@ def best(f, repeats):
         f()
         t = min(t, CLOCK() - t0)
     return t
+
+
+def best_pair(ref, ours, repeats):
+    """Best-of-repeats times of ref and ours, the calls alternating: on a shared
+    machine both see the same spells of contention (one after the other, a
+    spell could fall on one side only)."""
+    ref(), ours()
+    tr = to = float("inf")
+    for _ in range(repeats):
+        t0 = CLOCK()
+        ref()
+        t1 = CLOCK()
+        ours()
+        t2 = CLOCK()
+        tr, to = min(tr, t1 - t0), min(to, t2 - t1)
+    return tr, to
 
 
 def cases(n, dtype, order):
@@ -64,7 +81,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1024, 2048])
     ap.add_argument("--repeats", type=int, default=20)
-    ap.add_argument("--routines", nargs="+", default=None)
+    ap.add_argument("--routines", nargs="+", default=None,
+                    help="names as printed, a space as '_' (symv_lower); a first word alone "
+                         "(symv) takes every case it starts")
+    ap.add_argument("--orders", nargs="+", choices=["sequential", "pairwise"],
+                    default=["sequential", "pairwise"])
+    ap.add_argument("--interleave", action="store_true",
+                    help="alternate scipy's and reproblas's calls (steadier ratios on a "
+                         "shared machine) instead of all of one, then all of the other")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="cpu: the process's CPU time (steadier on a loaded machine)")
     args = ap.parse_args()
@@ -75,13 +99,18 @@ def main():
     print(f"{'routine':10} {'dtype':8} {'order':10} {'n':>5} {'ratio':>6}")
     for n in args.sizes:
         for dtype in (np.float32, np.float64):
-            for order in ("sequential", "pairwise"):
+            for order in args.orders:
                 for name, (ref, ours) in cases(n, dtype, order).items():
-                    if args.routines and name.split()[0] not in args.routines:
+                    if args.routines and not {name.split()[0], name.replace(" ", "_")} & set(
+                            args.routines):
                         continue
                     if name == "syr" and order == "pairwise":
                         continue
-                    r = best(ref, args.repeats) / best(ours, args.repeats)
+                    if args.interleave:
+                        tr, to = best_pair(ref, ours, args.repeats)
+                    else:
+                        tr, to = best(ref, args.repeats), best(ours, args.repeats)
+                    r = tr / to
                     print(f"{name:10} {np.dtype(dtype).name:8} {order:10} {n:5} {r:6.2f}",
                           flush=True)
 
