@@ -39,6 +39,16 @@ def _run(be, kind, *args):
             _scan_cuda.segment_reduce(be.dev, *args)
 
 
+def _host_order(be, code, routine):
+    """order='kahan' (and, for the segmented routines, 'exact') on the CPU only: the
+    CUDA scan kernels implement the orders of contract §2."""
+    if be is not _backend.CPU and (code == _core.KAHAN or
+                                   (code == _core.EXACT and routine != "cumsum")):
+        name = "kahan" if code == _core.KAHAN else "exact"
+        raise ValueError(f"reproblas.{routine}: order={name!r} runs on NumPy arrays only; "
+                         f"use 'sequential' or 'pairwise' on GPU arrays")
+
+
 def _axis(axis, ndim, routine):
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"reproblas.{routine}: axis must be an int or None, got {axis!r}")
@@ -59,6 +69,7 @@ def _scan(routine, op, x, axis, order, exclusive, out):
     (x,) = V.operands(be, routine, ("x",), (x,), (None,))
     caller_out = out
     out = V.out_operand(be, out, routine)
+    _host_order(be, code, routine)
     if axis is None:  # NumPy's rule: the flattened array, C order
         x = xp.ravel(x)
         ax = 0
@@ -192,6 +203,7 @@ def _terms(routine, values, transform, weights):
 def _reduce_segments(routine, values, o, order, transform, weights, out):
     code = V.order(order, routine)
     be, values, weights, term = _terms(routine, values, transform, weights)
+    _host_order(be, code, routine)
     res = be.xp.empty(o.shape[0] - 1, values.dtype)
     if out is not None:
         out = V.out_operand(be, out, routine)
@@ -329,6 +341,7 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
     code = V.order(order, routine)
     exclusive = V.flag(exclusive, "exclusive", routine)
     be, values, weights, term = _terms(routine, values, transform, weights)
+    _host_order(be, code, routine)
     caller_out = out
     out = V.out_operand(be, out, routine)
     if out is not None:
