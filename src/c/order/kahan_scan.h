@@ -50,11 +50,11 @@
     st->nwrap = nw;                                                                             \
   }                                                                                             \
                                                                                                 \
-  /* Takes term t; returns the root pair's S = s ⊖ c for the terms so far (the caller       */ \
-  /* checks that it is finite). */                                                              \
-  RB_ORDER_FN T rb_kscan_step_##SFX(rb_kscan_##SFX *st, T t) {                                  \
+  /* Term t into the open chunk; returns the open chunk's pair (its lanes' tree). */          \
+  RB_ORDER_FN rb_kpair_##SFX rb_kscan_lanes_##SFX(rb_kscan_##SFX *st, T t) {                    \
     const int q = st->q;                                                                        \
     rb_kpair_##SFX v;                                                                           \
+    st->q = q + 1;                                                                              \
     if (q < RB_KAHAN_LANES) { /* a new lane: (t, +0) */                                         \
       rb_kpair_##SFX w;                                                                         \
       w.s = t;                                                                                  \
@@ -67,26 +67,44 @@
         for (int i = 0; i < 4; ++i) st->t2[i] = rb_kjoin_##SFX(st->t1[2 * i], st->t1[2 * i + 1]); \
         for (int i = 0; i < 2; ++i) st->t3[i] = rb_kjoin_##SFX(st->t2[2 * i], st->t2[2 * i + 1]); \
       }                                                                                         \
-    } else { /* lane l's Kahan step, then its path to the root */                               \
-      const int l = q & (RB_KAHAN_LANES - 1), a = l >> 1, b2 = l >> 2, b3 = l >> 3;            \
-      RB_KAHAN_STEP(st->lane[l].s, st->lane[l].c, t, RB_PLUS, RB_MINUS);                        \
-      st->t1[a] = rb_kjoin_##SFX(st->lane[2 * a], st->lane[2 * a + 1]);                         \
-      st->t2[b2] = rb_kjoin_##SFX(st->t1[2 * b2], st->t1[2 * b2 + 1]);                          \
-      st->t3[b3] = rb_kjoin_##SFX(st->t2[2 * b3], st->t2[2 * b3 + 1]);                          \
-      v = rb_kjoin_##SFX(st->t3[0], st->t3[1]);                                                 \
+      return v;                                                                                 \
     }                                                                                           \
-    rb_kpair_##SFX r = v;                                                                       \
-    for (int i = 0; i < st->nwrap; ++i) r = rb_kjoin_##SFX(st->wrap[i], r);                     \
-    st->n += 1;                                                                                 \
-    if (q + 1 == RB_KAHAN_CHUNK) { /* the chunk closes: into the counter */                     \
-      RB_COUNTER_PUSH(st->cst, st->closed, v, rb_kjoin_##SFX);                                  \
+    /* lane l's Kahan step, then its path to the root */                                        \
+    const int l = q & (RB_KAHAN_LANES - 1), a = l >> 1, b2 = l >> 2, b3 = l >> 3;              \
+    RB_KAHAN_STEP(st->lane[l].s, st->lane[l].c, t, RB_PLUS, RB_MINUS);                          \
+    st->t1[a] = rb_kjoin_##SFX(st->lane[2 * a], st->lane[2 * a + 1]);                           \
+    st->t2[b2] = rb_kjoin_##SFX(st->t1[2 * b2], st->t1[2 * b2 + 1]);                            \
+    st->t3[b3] = rb_kjoin_##SFX(st->t2[2 * b3], st->t2[2 * b3 + 1]);                            \
+    return rb_kjoin_##SFX(st->t3[0], st->t3[1]);                                                \
+  }                                                                                             \
+                                                                                                \
+  /* Terms t[0 .. m), m <= 16, that start at a multiple of 16 terms (so all end in one      */ \
+  /* chunk): S[i] = s ⊖ c of the root pair of the prefix that ends at t[i] (the caller      */ \
+  /* checks that it is finite). The wrap joins run on the 16 prefixes side by side: J on    */ \
+  /* (s, c) arrays, the same operations as rb_kjoin, so that they fill the adders.          */ \
+  RB_ORDER_FN void rb_kscan_group_##SFX(rb_kscan_##SFX *st, const T *t, int m, T *S) {          \
+    T vs[RB_KAHAN_LANES] = {0}, vc[RB_KAHAN_LANES] = {0};                                       \
+    rb_kpair_##SFX last;                                                                        \
+    for (int i = 0; i < m; ++i) {                                                               \
+      last = rb_kscan_lanes_##SFX(st, t[i]);                                                    \
+      vs[i] = last.s, vc[i] = last.c;                                                           \
+    }                                                                                           \
+    for (int w = 0; w < st->nwrap; ++w) {                                                       \
+      const T as = st->wrap[w].s, ac = st->wrap[w].c;                                           \
+      for (int i = 0; i < RB_KAHAN_LANES; ++i) {                                                \
+        const T r = as + vs[i], z = r - as, e = (as - (r - z)) + (vs[i] - z);                   \
+        vc[i] = (ac + vc[i]) - e;                                                               \
+        vs[i] = r;                                                                              \
+      }                                                                                         \
+    }                                                                                           \
+    for (int i = 0; i < m; ++i) S[i] = vs[i] - vc[i];                                           \
+    st->n += m;                                                                                 \
+    if (st->q == RB_KAHAN_CHUNK) { /* the chunk closes: its pair into the counter */            \
+      RB_COUNTER_PUSH(st->cst, st->closed, last, rb_kjoin_##SFX);                               \
       st->closed += 1;                                                                          \
       st->q = 0;                                                                                \
       rb_kscan_open_##SFX(st);                                                                  \
-    } else {                                                                                    \
-      st->q = q + 1;                                                                            \
     }                                                                                           \
-    return rb_kresult_##SFX(r);                                                                 \
   }                                                                                             \
                                                                                                 \
   /* The fallback's counter: term t_(pwn) in, then the pairwise sum of t_0 .. t_(pwn - 1). */  \
