@@ -227,6 +227,37 @@ def test_cumsum_kahan_cancellation(dtype):
     assert err[-1] < 1 and seq_err[-1] > 100, (err[-1], seq_err[-1])
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_kahan_long_row_on_threads(monkeypatch, dtype):
+    """A long row cut into pieces of 1, 2 and more chunks for several threads (each piece
+    starts from the counters' state at its first term): the bits of one thread, specials
+    and overflows near the piece boundaries included, in place and exclusive."""
+    n = 9 * 4096 + 77
+    x = data(n, dtype, 15)
+    xs = x.copy()
+    big = np.finfo(dtype).max
+    xs[[4095, 4096, 8191]] = big
+    xs[12289] = -np.inf
+    cases = [(a, prefixes(a, "kahan")) for a in (x[:5000], xs[:13000])]
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
+    cases += [(a, rb.cumsum(a, order="kahan")) for a in (x, xs)]
+    for k in list(range(0, n, 1013)) + [4095, 4096, 8191, 12288, 12289, n - 1]:
+        same(cases[2][1][k], rb.sum(x[:k + 1], order="kahan"), f"prefix {k}")
+        same(cases[3][1][k], rb.sum(xs[:k + 1], order="kahan"), f"specials prefix {k}")
+    for t in ("2", "3"):
+        monkeypatch.setenv("REPROBLAS_NUM_THREADS", t)
+        for tuning in ((64, 16), (2048, 100), (4096, 1000)):
+            with _core.tuning(l1=tuning):
+                for a, want in cases:
+                    what = f"n={a.shape[0]} threads={t} tuning={tuning}"
+                    same(rb.cumsum(a, order="kahan"), want, what)
+                    same(rb.cumsum(a, order="kahan", exclusive=True), exclusive_of(want),
+                         "exclusive " + what)
+                    b = a.copy()
+                    rb.cumsum(b, order="kahan", out=b)
+                    same(b, want, "in place " + what)
+
+
 def test_cumsum_kahan_axis_out_in_place(monkeypatch):
     rng = np.random.default_rng(9)
     a = (rng.standard_normal((5, 1100)) * 2.0 ** rng.integers(-20, 20, (5, 1100)))

@@ -10,6 +10,7 @@
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
 #include "../exact_reduce.h"
+#include "../kahan_kernels.h"
 #include "../kernels.h"
 #include "../level1.h"
 #include "../seg_kernels.h"
@@ -35,6 +36,14 @@ static const rb_l1_kernels_f64 *const scan_tables_f64[CR_ISA_COUNT] = RB_TABLES(
 #endif
 static const rb_seg_kernels_f32 *const seg_tables_f32[CR_ISA_COUNT] = RB_SEG_TABLES(f32);
 static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TABLES(f64);
+#if defined(__x86_64__)
+#define RB_KSCAN_TABLES(sfx) {&rb_kahan_##sfx##_scalar, &rb_kahan_##sfx##_avx2, &rb_kahan_##sfx##_avx512}
+#else
+#define RB_KSCAN_TABLES(sfx) {&rb_kahan_##sfx##_scalar, NULL, NULL}
+#endif
+/* the kahan chunks' kernels, for a long row's pieces on several threads */
+static const rb_kahan_kernels_f32 *const kscan_tables_f32[CR_ISA_COUNT] = RB_KSCAN_TABLES(f32);
+static const rb_kahan_kernels_f64 *const kscan_tables_f64[CR_ISA_COUNT] = RB_KSCAN_TABLES(f64);
 
 #define T float
 #define TABLE rb_l1_kernels_f32
@@ -47,6 +56,8 @@ static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TAB
 #define S_XADD(a, v, mask) rb_xacc_add_f32(a, (a)->limb, rb_xbits32(v) & (uint32_t)(mask))
 #define S_XPROD(a, u, v) rb_xacc_add_f32_prod(a, (a)->limb, u, v)
 #define S_XROUND rb_xacc_round_f32
+#define KSCAN_TABLE rb_kahan_kernels_f32
+#define KSCAN_TABLES kscan_tables_f32
 #include "../scan_kernels.inc"
 #include "scan_driver.inc"
 #undef T
@@ -60,6 +71,8 @@ static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TAB
 #undef S_XADD
 #undef S_XPROD
 #undef S_XROUND
+#undef KSCAN_TABLE
+#undef KSCAN_TABLES
 
 #define T double
 #define TABLE rb_l1_kernels_f64
@@ -72,6 +85,8 @@ static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TAB
 #define S_XADD(a, v, mask) rb_xacc_add_f64(a, (a)->limb, rb_xbits64(v) & (uint64_t)(mask))
 #define S_XPROD(a, u, v) rb_xacc_add_f64_prod(a, (a)->limb, u, v)
 #define S_XROUND rb_xacc_round_f64
+#define KSCAN_TABLE rb_kahan_kernels_f64
+#define KSCAN_TABLES kscan_tables_f64
 #include "../scan_kernels.inc"
 #include "scan_driver.inc"
 
