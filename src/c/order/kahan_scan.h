@@ -12,6 +12,10 @@
  * chunks: a fixed list of left operands, J(w_i, v), the same for every
  * prefix that ends in this chunk ("wrap", innermost first).
  *
+ * Speed: a whole row of the lanes (16 terms) computes its 16 prefixes' lane
+ * trees side by side (rb_kscan_row), and the wrap joins run on 32 prefixes
+ * side by side (rb_kscan_group), as vector operations on (s, c) arrays.
+ *
  * The fallback when S is not finite, the pairwise sum of the same terms, is a
  * second counter over the terms, filled lazily by the caller (rb_kscan_pw_*)
  * only when a prefix needs it: it reads the terms again, so the caller keeps
