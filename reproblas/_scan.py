@@ -39,6 +39,16 @@ def _run(be, kind, *args):
             _scan_cuda.segment_reduce(be.dev, *args)
 
 
+def _host_order(be, code, routine):
+    """order='kahan' (and, for the segmented routines, 'exact') on the CPU only: the
+    CUDA scan kernels implement the orders of contract §2."""
+    if be is not _backend.CPU and (code == _core.KAHAN or
+                                   (code == _core.EXACT and routine != "cumsum")):
+        name = "kahan" if code == _core.KAHAN else "exact"
+        raise ValueError(f"reproblas.{routine}: order={name!r} runs on NumPy arrays only; "
+                         f"use 'sequential' or 'pairwise' on GPU arrays")
+
+
 def _axis(axis, ndim, routine):
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"reproblas.{routine}: axis must be an int or None, got {axis!r}")
@@ -59,6 +69,7 @@ def _scan(routine, op, x, axis, order, exclusive, out):
     (x,) = V.operands(be, routine, ("x",), (x,), (None,))
     caller_out = out
     out = V.out_operand(be, out, routine)
+    _host_order(be, code, routine)
     if axis is None:  # NumPy's rule: the flattened array, C order
         x = xp.ravel(x)
         ax = 0
@@ -94,11 +105,13 @@ def cumsum(x, axis=-1, order="sequential", exclusive=False, out=None):
         The axis scanned (default: the last); each 1-D slice along it is scanned on
         its own, with the bits of the 1-D call. None scans the flattened array (C
         order), as NumPy's default.
-    order : {'sequential', 'pairwise', 'exact'}, optional
+    order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
         'sequential' (default): ``s_k = s_(k-1) + x_k``, the bits of ``np.cumsum``.
         'pairwise': ``s_k`` joins, from the left, the perfect pairwise trees of the
         aligned blocks of ``k+1``'s binary expansion; when ``k+1`` is a power of two it
         is ``reproblas.sum(x[:k+1], order="pairwise")``. Parallel on threads.
+        'kahan': ``s_k`` is ``reproblas.sum(x[:k+1], order="kahan")`` bit for bit
+        (contract §5.5), in one pass; NumPy arrays only.
         'exact': ``s_k`` is the float nearest to the exact sum of ``x[:k+1]``
         (contract §5.4), NumPy arrays only.
     exclusive : bool, optional
@@ -192,6 +205,7 @@ def _terms(routine, values, transform, weights):
 def _reduce_segments(routine, values, o, order, transform, weights, out):
     code = V.order(order, routine)
     be, values, weights, term = _terms(routine, values, transform, weights)
+    _host_order(be, code, routine)
     res = be.xp.empty(o.shape[0] - 1, values.dtype)
     if out is not None:
         out = V.out_operand(be, out, routine)
@@ -218,8 +232,9 @@ def segment_sum(values, offsets, order="sequential", *, transform=None, weights=
         1-D array of float32 or float64 (any strides), or a list/tuple of floats.
     offsets : array_like of int
         The S+1 segment boundaries, non-decreasing, within ``[0, len(values)]``.
-    order : {'sequential', 'pairwise'}, optional
-        Summation order of each segment (contract §2).
+    order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
+        Summation order of each segment (contract §2, §5.4, §5.5); 'kahan' and 'exact'
+        on NumPy arrays only.
     transform : {None, 'abs', 'square'}, optional
         Terms ``x``, ``abs(x)`` or ``x*x``.
     weights : numpy.ndarray, optional
@@ -301,7 +316,10 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
     ``inclusive_scan_by_key`` / ``exclusive_scan_by_key``; docs/contract.md §5.3).
 
     Each run has the bits of :func:`cumsum` over it (with `transform`/`weights`, the
-    terms of :func:`segment_sum`: product terms fused in the sequential order).
+    terms of :func:`segment_sum`: product terms fused in the sequential order). In the
+    orders 'kahan' and 'exact', prefix j of a run is ``reproblas.sum(run[:j+1], order)``
+    (``asum``/``dot`` with a transform or weights: kahan's rounded products, exact's
+    exact ones) bit for bit.
 
     Parameters
     ----------
@@ -309,8 +327,8 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
         1-D keys as long as values (see :func:`reduce_by_key`).
     values : numpy.ndarray
         1-D float32 or float64 array.
-    order : {'sequential', 'pairwise'}, optional
-        The scan order (contract §5.2).
+    order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
+        The scan order (contract §5.2); 'kahan' and 'exact' on NumPy arrays only.
     exclusive : bool, optional
         Each run starts from +0 and is shifted by one.
     transform, weights
@@ -329,6 +347,7 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
     code = V.order(order, routine)
     exclusive = V.flag(exclusive, "exclusive", routine)
     be, values, weights, term = _terms(routine, values, transform, weights)
+    _host_order(be, code, routine)
     caller_out = out
     out = V.out_operand(be, out, routine)
     if out is not None:

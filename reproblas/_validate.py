@@ -27,6 +27,11 @@ EXTRA_ORDERS = {
     "kahan": (_core.KAHAN, frozenset({"sum", "asum", "dot", "nrm2", "gemv", "gemm"})),
     "exact": (_core.EXACT, frozenset({"sum", "asum", "dot", "gemv", "gemm", "cumsum"})),
 }
+# The scans and segmented reductions in those orders (contract §5.3-§5.5), NumPy arrays only.
+SCAN_EXTRA = {"kahan": {"cumsum", "scan_by_key", "segment_sum", "reduce_by_key"},
+              "exact": {"scan_by_key", "segment_sum", "reduce_by_key"}}
+for _name, _routines in SCAN_EXTRA.items():
+    EXTRA_ORDERS[_name] = (EXTRA_ORDERS[_name][0], EXTRA_ORDERS[_name][1] | _routines)
 
 
 def orders_of(routine):

@@ -24,6 +24,9 @@ for _p in "sd":
     f.argtypes, f.restype = [L, P, L, P, P, I, I], I
 
 
+NAMES = {0: "sequential", 1: "pairwise", 2: "kahan", 3: "exact"}
+
+
 def fn(name, dtype):
     return getattr(LIB, f"reproblas_{'s' if dtype == np.float32 else 'd'}{name}")
 
@@ -44,8 +47,8 @@ def test_scans(dtype):
     x = (rng.standard_normal(3001) * 2.0 ** rng.integers(-20, 20, 3001)).astype(dtype)
     for op, pyf in (("cumsum", rb.cumsum), ("cumprod", rb.cumprod)):
         xx = x if op == "cumsum" else (1 + x * 2.0 ** -30).astype(dtype)
-        for order in ((0, 1, 3) if op == "cumsum" else (0, 1)):  # 3: ReproblasExact
-            name = {0: "sequential", 1: "pairwise", 3: "exact"}[order]
+        for order in ((0, 1, 2, 3) if op == "cumsum" else (0, 1)):  # 2: Kahan, 3: Exact
+            name = NAMES[order]
             for excl in (0, 1):
                 want = pyf(xx, order=name, exclusive=bool(excl))
                 y = np.full_like(xx, np.nan)
@@ -75,7 +78,7 @@ def test_scan_errors():
     assert f(4, x.ctypes.data, 1, y.ctypes.data, 0, 0, 0) == -5
     assert f(4, x.ctypes.data, 1, y.ctypes.data, 1, 2, 0) == -6
     assert f(4, x.ctypes.data, 1, y.ctypes.data, 1, 0, 7) == -7
-    assert f(4, x.ctypes.data, 1, y.ctypes.data, 1, 0, 2) == -7  # no kahan scan
+    assert fn("cumprod", np.float64)(4, x.ctypes.data, 1, y.ctypes.data, 1, 0, 2) == -7
     assert fn("cumprod", np.float64)(4, x.ctypes.data, 1, y.ctypes.data, 1, 0, 3) == -7
     assert not y.any()
     assert f(0, None, 1, None, 1, 0, 1) == 0
@@ -87,10 +90,10 @@ def test_segment_sum(dtype):
     x = rng.standard_normal(1000).astype(dtype)
     off = np.array([0, 0, 3, 400, 400, 999, 1000], np.int64)
     f = fn("segment_sum", dtype)
-    for order in (0, 1):
+    for order in (0, 1, 2, 3):
         res = np.full(6, np.nan, dtype)
         assert f(1000, x.ctypes.data, 6, off.ctypes.data, res.ctypes.data, order) == 0
-        same(res, rb.segment_sum(x, off, order=("sequential", "pairwise")[order]))
+        same(res, rb.segment_sum(x, off, order=NAMES[order]))
     res = np.zeros(6, dtype)
     bad = np.array([0, 5, 3, 10, 10, 10, 10], np.int64)
     assert f(1000, x.ctypes.data, 6, bad.ctypes.data, res.ctypes.data, 0) == -4
@@ -98,7 +101,7 @@ def test_segment_sum(dtype):
     assert f(1000, x.ctypes.data, 1, big.ctypes.data, res.ctypes.data, 0) == -4
     assert f(1000, x.ctypes.data, -1, off.ctypes.data, res.ctypes.data, 0) == -3
     assert f(1000, x.ctypes.data, 6, off.ctypes.data, None, 0) == -5
-    assert f(1000, x.ctypes.data, 6, off.ctypes.data, res.ctypes.data, 3) == -6
+    assert f(1000, x.ctypes.data, 6, off.ctypes.data, res.ctypes.data, 7) == -6
     assert not res.any()
 
 
@@ -108,8 +111,8 @@ def test_segment_transforms_and_scan(dtype):
     x, w = rng.standard_normal(1000).astype(dtype), rng.standard_normal(1000).astype(dtype)
     off = np.array([0, 0, 3, 400, 400, 999, 1000], np.int64)
     keys = np.repeat(np.arange(6), np.diff(off))
-    for order in (0, 1):
-        name = ("sequential", "pairwise")[order]
+    for order in (0, 1, 2, 3):
+        name = NAMES[order]
         res = np.full(6, np.nan, dtype)
         assert fn("segment_asum", dtype)(1000, x.ctypes.data, 6, off.ctypes.data,
                                          res.ctypes.data, order) == 0

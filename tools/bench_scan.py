@@ -29,6 +29,8 @@ def cases(x, offsets, threads):
         out.append(("cumsum sequential", t, lambda: np.cumsum(x), lambda: rb.cumsum(x)))
         out.append(("cumsum pairwise", t, lambda: np.cumsum(x),
                     lambda: rb.cumsum(x, order="pairwise")))
+        out.append(("cumsum kahan", t, lambda: np.cumsum(x),
+                    lambda: rb.cumsum(x, order="kahan")))
         out.append(("segment_sum sequential", t, lambda: np.add.reduceat(x, starts),
                     lambda: rb.segment_sum(x, offsets)))
         out.append(("segment_sum pairwise", t, lambda: np.add.reduceat(x, starts),

@@ -330,7 +330,8 @@ REPROBLAS_API int reproblas_dconv2d_grad_bias(const reproblas_conv2d_shape *shap
 /* y[k] = the k-th prefix sum (product) of x in the order: sequential
  * s_k = s_(k-1) + x_k (the bits of NumPy's cumsum), pairwise the blocks of k+1's
  * binary expansion joined from the left, exact (cumsum only, §5.4) the float nearest
- * to the exact sum of x_0 .. x_k. exclusive (0 or 1): y[0] = +0 (cumprod: 1), y[k]
+ * to the exact sum of x_0 .. x_k, kahan (cumsum only, §5.5) reproblas_?sum of
+ * x_0 .. x_k in that order. exclusive (0 or 1): y[0] = +0 (cumprod: 1), y[k]
  * = prefix k-1. y may be x (in place, both increments 1); any other
  * overlap reads x's old values. */
 REPROBLAS_API int reproblas_scumsum(int64_t n, const float *x, int64_t incx, float *y,
@@ -366,7 +367,8 @@ REPROBLAS_API int reproblas_dsegment_dot(int64_t n, const double *x, const doubl
                                          reproblas_order order);
 /* Each segment of x scanned on its own into y (contiguous, x's length; y may be x):
  * scan_by_key with the segments as runs. Elements outside every segment are not
- * written. Offsets as segment_sum. */
+ * written. Offsets as segment_sum. The segmented sums and scans take every order,
+ * ReproblasKahan and ReproblasExact included (each prefix that order's sum). */
 REPROBLAS_API int reproblas_ssegment_cumsum(int64_t n, const float *x, int64_t nseg,
                                             const int64_t *offsets, float *y, int exclusive,
                                             reproblas_order order);

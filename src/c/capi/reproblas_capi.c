@@ -590,7 +590,9 @@ static int rb_capi_scan(int op, int dtype, int64_t n, const void *x, int64_t inc
   if (y == NULL && n > 0) return -4;
   if (incy == 0 || !rb_vector_ok(n, incy, size)) return -5;
   if (exclusive != 0 && exclusive != 1) return -6;
-  if (!rb_valid_order(order) && !(op == RB_SCAN_SUM && order == ReproblasExact)) return -7;
+  if (!rb_valid_order(order) &&
+      !(op == RB_SCAN_SUM && (order == ReproblasExact || order == ReproblasKahan)))
+    return -7;
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0 || n == 0) return status;
@@ -632,7 +634,8 @@ static int rb_capi_segment_reduce(int term, int dtype, int64_t n, const void *x,
   if (nseg < 0) return -3 - shift;
   if (!rb_offsets_ok(offsets, nseg, n)) return -4 - shift;
   if (result == NULL && nseg > 0) return -5 - shift;
-  if (!rb_valid_order(order)) return -6 - shift;
+  if (!rb_valid_order(order) && order != ReproblasKahan && order != ReproblasExact)
+    return -6 - shift;
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0 || nseg == 0) return status;
@@ -649,7 +652,7 @@ static int rb_capi_segment_scan(int dtype, int64_t n, const void *x, int64_t nse
   if (!rb_offsets_ok(offsets, nseg, n)) return -4;
   if (y == NULL && n > 0) return -5;
   if (exclusive != 0 && exclusive != 1) return -6;
-  if (!rb_valid_order(order)) return -7;
+  if (!rb_valid_order(order) && order != ReproblasKahan && order != ReproblasExact) return -7;
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0 || nseg == 0 || n == 0) return status;

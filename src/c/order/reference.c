@@ -554,6 +554,19 @@ void NAME(rb_ref_scan)(int order, int op, int term, int exclusive, int64_t n, co
         acc = RB_PLUS(acc, term == 1 ? RB_REF_FABS(xk) : xk);
       s[k] = acc;
     }
+  } else if (order >= 2) { /* kahan, exact (cumsum only): the sum of each prefix's terms */
+    T *a = rb_ref_alloc(n, sizeof(T)), *b = term == 2 ? rb_ref_alloc(n, sizeof(T)) : NULL;
+    for (int64_t k = 0; k < n; ++k) {
+      const T xk = x[k * incx];
+      a[k] = term == 1 ? RB_REF_FABS(xk) : xk;
+      if (b) b[k] = y[k * incy];
+    }
+    if (order == 2 && b) /* kahan's terms: the rounded products */
+      for (int64_t k = 0; k < n; ++k) a[k] = a[k] * b[k];
+    for (int64_t k = 0; k < n; ++k)
+      s[k] = order == 3 ? NAME(ref_exact)(k + 1, a, b) : NAME(ref_kahan)(k + 1, a);
+    free(a);
+    free(b);
   } else {
     T stack[64] = {0}; /* a level is written before it is read */
     for (int64_t k = 0; k < n; ++k) {

@@ -54,7 +54,8 @@
                          int64_t incx, const T *y, int64_t incy, T *out, int64_t incout);
 
 /* scan (docs/contract.md §5.2): op 0 cumsum, 1 cumprod (term 0 only); term 0 x_k, 1
- * abs(x_k), 2 x_k*y_k; exclusive 0/1. out: n elements, never the inputs' memory. */
+ * abs(x_k), 2 x_k*y_k; exclusive 0/1; orders 2 (kahan) and 3 (exact) cumsum only, each
+ * prefix that order's sum of its terms. out: n elements, never the inputs' memory. */
 /* geo, the convolution's geometry: {N, C, H, W, K, groups, R, S, P, Q, sh, sw, ph, pw, dh,
  * dw}: x[N, C, H, W], w[K, C/groups, R, S], y[N, K, P, Q]; ph, pw: the padding before the
  * first row and column (P and Q say where the windows end, so 'same' is any P, Q). */

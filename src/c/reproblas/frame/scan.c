@@ -10,9 +10,12 @@
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
 #include "../exact_reduce.h"
+#include "../kahan_kernels.h"
 #include "../kernels.h"
 #include "../level1.h"
 #include "../seg_kernels.h"
+#include "order/exact.h"
+#include "order/kahan_scan.h"
 #include "partition.h"
 #include "thread.h"
 
@@ -33,6 +36,14 @@ static const rb_l1_kernels_f64 *const scan_tables_f64[CR_ISA_COUNT] = RB_TABLES(
 #endif
 static const rb_seg_kernels_f32 *const seg_tables_f32[CR_ISA_COUNT] = RB_SEG_TABLES(f32);
 static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TABLES(f64);
+#if defined(__x86_64__)
+#define RB_KSCAN_TABLES(sfx) {&rb_kahan_##sfx##_scalar, &rb_kahan_##sfx##_avx2, &rb_kahan_##sfx##_avx512}
+#else
+#define RB_KSCAN_TABLES(sfx) {&rb_kahan_##sfx##_scalar, NULL, NULL}
+#endif
+/* the kahan chunks' kernels, for a long row's pieces on several threads */
+static const rb_kahan_kernels_f32 *const kscan_tables_f32[CR_ISA_COUNT] = RB_KSCAN_TABLES(f32);
+static const rb_kahan_kernels_f64 *const kscan_tables_f64[CR_ISA_COUNT] = RB_KSCAN_TABLES(f64);
 
 #define T float
 #define TABLE rb_l1_kernels_f32
@@ -41,6 +52,12 @@ static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TAB
 #define RB_DTYPE RB_F32
 #define S_FMA fmaf
 #define S_FABS fabsf
+#define S_XKIND RB_XK_F32
+#define S_XADD(a, v, mask) rb_xacc_add_f32(a, (a)->limb, rb_xbits32(v) & (uint32_t)(mask))
+#define S_XPROD(a, u, v) rb_xacc_add_f32_prod(a, (a)->limb, u, v)
+#define S_XROUND rb_xacc_round_f32
+#define KSCAN_TABLE rb_kahan_kernels_f32
+#define KSCAN_TABLES kscan_tables_f32
 #include "../scan_kernels.inc"
 #include "scan_driver.inc"
 #undef T
@@ -50,6 +67,12 @@ static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TAB
 #undef RB_DTYPE
 #undef S_FMA
 #undef S_FABS
+#undef S_XKIND
+#undef S_XADD
+#undef S_XPROD
+#undef S_XROUND
+#undef KSCAN_TABLE
+#undef KSCAN_TABLES
 
 #define T double
 #define TABLE rb_l1_kernels_f64
@@ -58,11 +81,19 @@ static const rb_seg_kernels_f64 *const seg_tables_f64[CR_ISA_COUNT] = RB_SEG_TAB
 #define RB_DTYPE RB_F64
 #define S_FMA fma
 #define S_FABS fabs
+#define S_XKIND RB_XK_F64
+#define S_XADD(a, v, mask) rb_xacc_add_f64(a, (a)->limb, rb_xbits64(v) & (uint64_t)(mask))
+#define S_XPROD(a, u, v) rb_xacc_add_f64_prod(a, (a)->limb, u, v)
+#define S_XROUND rb_xacc_round_f64
+#define KSCAN_TABLE rb_kahan_kernels_f64
+#define KSCAN_TABLES kscan_tables_f64
 #include "../scan_kernels.inc"
 #include "scan_driver.inc"
 
 static int scan_ok(int dtype, int order, int term, const rb_context *cfg) {
-  return (dtype == RB_F32 || dtype == RB_F64) && (order == RB_SEQUENTIAL || order == RB_PAIRWISE) &&
+  return (dtype == RB_F32 || dtype == RB_F64) &&
+         (order == RB_SEQUENTIAL || order == RB_PAIRWISE || order == RB_KAHAN ||
+          order == RB_EXACT) &&
          (term == RB_TERM_X || term == RB_TERM_ABS || term == RB_TERM_XY) && cfg->isa >= 0 &&
          cfg->isa < CR_ISA_COUNT &&
          (dtype == RB_F32 ? scan_tables_f32[cfg->isa] != NULL : scan_tables_f64[cfg->isa] != NULL) &&
@@ -83,7 +114,8 @@ static int overlaps(const void *a, size_t na, const void *b, size_t nb) {
 }
 
 /* Runs a scan job; an exclusive scan that writes over its own input reads a
- * copy of it (the shifted prefixes would overwrite terms still to be read). */
+ * copy of it (the shifted prefixes would overwrite terms still to be read),
+ * and so does the kahan order (its fallback may read the terms again). */
 static int scan_any(int dtype, int op, int order, int term, int exclusive, const rb_context *cfg,
                     const void *x, const void *y, int64_t total, int64_t segs, int64_t n,
                     const int64_t *off, void *out) {
@@ -91,7 +123,8 @@ static int scan_any(int dtype, int op, int order, int term, int exclusive, const
   const rb_context *cx = rb_context_use(cfg, &tmp);
   const size_t bytes = (size_t)total * (dtype == RB_F32 ? sizeof(float) : sizeof(double));
   void *cx_copy = NULL, *cy_copy = NULL;
-  if (exclusive && (overlaps(x, bytes, out, bytes) || overlaps(y, bytes, out, bytes))) {
+  if ((exclusive || order == RB_KAHAN) &&
+      (overlaps(x, bytes, out, bytes) || overlaps(y, bytes, out, bytes))) {
     cx_copy = malloc(bytes ? bytes : 1);
     cy_copy = y ? malloc(bytes ? bytes : 1) : NULL;
     if (cx_copy == NULL || (y && cy_copy == NULL)) {
@@ -121,14 +154,14 @@ static int scan_any(int dtype, int op, int order, int term, int exclusive, const
 
 int rb_scan(int dtype, int op, int order, int term, int exclusive, const rb_context *cfg,
             const void *x, const void *y, int64_t rows, int64_t n, void *out) {
-  const int exact = order == RB_EXACT; /* cumsum of the plain terms (docs/contract.md §5.4) */
-  if (!scan_ok(dtype, exact ? RB_SEQUENTIAL : order, term, cfg) ||
-      (op != RB_SCAN_SUM && op != RB_SCAN_PROD) || (op == RB_SCAN_PROD && term != RB_TERM_X) ||
-      (term == RB_TERM_XY && y == NULL) || (exact && (op != RB_SCAN_SUM || term != RB_TERM_X)) ||
-      rows < 0 || n < 0 || (n > 0 && rows > INT64_MAX / n))
+  /* kahan and exact: cumsum only (docs/contract.md §5.4, §5.5) */
+  const int summed_only = order == RB_EXACT || order == RB_KAHAN;
+  if (!scan_ok(dtype, order, term, cfg) || (op != RB_SCAN_SUM && op != RB_SCAN_PROD) ||
+      (op == RB_SCAN_PROD && term != RB_TERM_X) || (term == RB_TERM_XY && y == NULL) ||
+      (summed_only && op != RB_SCAN_SUM) || rows < 0 || n < 0 || (n > 0 && rows > INT64_MAX / n))
     return -1;
   if (rows == 0 || n == 0) return 0;
-  if (exact) {
+  if (order == RB_EXACT && term == RB_TERM_X) {
     rb_context tmp;
     rb_exact_scan(dtype, rb_context_use(cfg, &tmp), x, rows, n, exclusive != 0, out);
     return rb_stopped() ? RB_STOPPED : 0;
