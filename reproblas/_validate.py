@@ -25,7 +25,8 @@ MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h
 # other routine refuses them with the list of its own orders.
 EXTRA_ORDERS = {
     "kahan": (_core.KAHAN, frozenset({"sum", "asum", "dot", "nrm2", "gemv", "gemm"})),
-    "exact": (_core.EXACT, frozenset({"sum", "asum", "dot", "gemv", "gemm", "cumsum"})),
+    "exact": (_core.EXACT, frozenset({"sum", "asum", "dot", "gemv", "gemm", "cumsum",
+                                      "cumprod"})),
 }
 
 

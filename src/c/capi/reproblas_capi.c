@@ -590,7 +590,7 @@ static int rb_capi_scan(int op, int dtype, int64_t n, const void *x, int64_t inc
   if (y == NULL && n > 0) return -4;
   if (incy == 0 || !rb_vector_ok(n, incy, size)) return -5;
   if (exclusive != 0 && exclusive != 1) return -6;
-  if (!rb_valid_order(order) && !(op == RB_SCAN_SUM && order == ReproblasExact)) return -7;
+  if (!rb_valid_order(order) && order != ReproblasExact) return -7; /* exact: both ops */
   rb_context cfg;
   int status = rb_capi_config(&cfg);
   if (status != 0 || n == 0) return status;

@@ -9,6 +9,7 @@
 
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
+#include "../exact_cumprod.h"
 #include "../exact_reduce.h"
 #include "../kernels.h"
 #include "../level1.h"
@@ -121,17 +122,21 @@ static int scan_any(int dtype, int op, int order, int term, int exclusive, const
 
 int rb_scan(int dtype, int op, int order, int term, int exclusive, const rb_context *cfg,
             const void *x, const void *y, int64_t rows, int64_t n, void *out) {
-  const int exact = order == RB_EXACT; /* cumsum of the plain terms (docs/contract.md §5.4) */
+  const int exact = order == RB_EXACT; /* plain terms only (docs/contract.md §5.4) */
   if (!scan_ok(dtype, exact ? RB_SEQUENTIAL : order, term, cfg) ||
       (op != RB_SCAN_SUM && op != RB_SCAN_PROD) || (op == RB_SCAN_PROD && term != RB_TERM_X) ||
-      (term == RB_TERM_XY && y == NULL) || (exact && (op != RB_SCAN_SUM || term != RB_TERM_X)) ||
+      (term == RB_TERM_XY && y == NULL) || (exact && term != RB_TERM_X) ||
       rows < 0 || n < 0 || (n > 0 && rows > INT64_MAX / n))
     return -1;
   if (rows == 0 || n == 0) return 0;
   if (exact) {
     rb_context tmp;
-    rb_exact_scan(dtype, rb_context_use(cfg, &tmp), x, rows, n, exclusive != 0, out);
-    return rb_stopped() ? RB_STOPPED : 0;
+    int rc = 0;
+    if (op == RB_SCAN_PROD) /* frame/exact_cumprod.c */
+      rc = rb_exact_cumprod(dtype, rb_context_use(cfg, &tmp), x, rows, n, exclusive != 0, out);
+    else
+      rb_exact_scan(dtype, rb_context_use(cfg, &tmp), x, rows, n, exclusive != 0, out);
+    return rb_stopped() ? RB_STOPPED : rc;
   }
   return scan_any(dtype, op, order, term, exclusive != 0, cfg, x, y, rows * n, rows, n, NULL, out);
 }
