@@ -10,9 +10,11 @@ core round every inexact prefix from its exact (bignum) form, so both of its for
 """
 import ctypes
 import math
+import os
 import random
 import shutil
 import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -105,12 +107,12 @@ def wrong(got, want, at=None):
     return int(bad.sum())
 
 
-WRONG = []  # (case, count): every comparison's count; all must be 0
+WRONG = []  # (case, prefixes compared, wrong ones): every comparison; all must be 0
 
 
 def check(got, want, case, at=None):
     n = wrong(got, want, at)
-    WRONG.append((case, n))
+    WRONG.append((case, np.asarray(want).size if at is None else len(at), n))
     assert n == 0, f"{case}: {n} wrong prefixes; first " \
                    f"{np.flatnonzero(~((got == want) | (np.isnan(got) & np.isnan(want))))[:5]}"
 
@@ -315,6 +317,51 @@ def test_exact_midpoints(monkeypatch, dtype):
     assert 100 < ups < 350  # about half of the 450 ties round up
 
 
+INTERRUPT_CHILD = """
+import signal, time
+import numpy as np
+import reproblas
+x = np.random.default_rng(3).uniform(0.5, 2.0, {n}).astype(np.{dtype})
+small = x[:1000].copy()
+before = reproblas.cumprod(small, order="exact")
+out = np.full(x.shape, np.nan, x.dtype)
+
+def alarm(signum, frame):
+    raise KeyboardInterrupt
+signal.signal(signal.SIGALRM, alarm)
+signal.setitimer(signal.ITIMER_REAL, 0.3)
+t = time.monotonic()
+try:
+    reproblas.cumprod(x, order="exact", out=out)
+    print("finished", time.monotonic() - t)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - t, bool(np.isnan(out[-1])))
+again = reproblas.cumprod(small, order="exact")
+print("same", np.array_equal(before.view(np.uint8), again.view(np.uint8)))
+"""
+
+
+@pytest.mark.parametrize("check", ("0", "1"))
+def test_ctrl_c_stops_a_long_row(check):
+    """One long row is one work item: the row loop polls every 2^16 terms, the exact form's
+    catch-up every 2^22 limb products. With every prefix from the exact form (check=1) a
+    2^17-term float64 row takes about 6 s on 2 AMD EPYC cores; a float32 row of 2^26 terms
+    about 1.6 s on the fast form. A SIGALRM at 0.3 s stops either well before its end, and the
+    process computes the same bits afterwards."""
+    n, dtype = (1 << 17, "float64") if check == "1" else (1 << 26, "float32")
+    env = {k: v for k, v in os.environ.items() if k != "REPROBLAS_NUM_THREADS"}
+    env.update(REPROBLAS_NUM_THREADS="1", REPROBLAS_EXACT_PROD_CHECK=check)
+    done = subprocess.run([sys.executable, "-c", INTERRUPT_CHILD.format(n=n, dtype=dtype)],
+                          cwd=Path(__file__).resolve().parents[1], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split("\n")
+    status, seconds, *rest = lines[0].split()
+    assert status == "interrupted" and rest == ["True"], done.stdout
+    assert float(seconds) < 1.5, done.stdout
+    assert lines[1] == "same True", done.stdout
+
+
 def test_examples_and_refusals():
     x = np.array([1e30, 1e30, 1e-30, 1e-30], np.float32)
     got = rb.cumprod(x, order="exact")
@@ -465,4 +512,8 @@ def test_c_abi(dtype):
 
 def test_no_wrong_result():
     """Runs last in this file: the total over every comparison above is 0."""
-    assert WRONG and sum(n for _, n in WRONG) == 0
+    if not WRONG:
+        pytest.skip("no comparison ran before this test")
+    compared, bad = sum(c for _, c, _ in WRONG), sum(n for _, _, n in WRONG)
+    print(f"exact cumprod: {bad} wrong of {compared} prefixes in {len(WRONG)} comparisons")
+    assert bad == 0
