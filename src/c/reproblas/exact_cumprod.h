@@ -10,7 +10,8 @@
 
 /* The cumulative products of each of `rows` contiguous rows of n elements
  * (dtype RB_F32 or RB_F64): out[i] = RN(x_0 ... x_i); exclusive: RN of the
- * terms before i (1 for none). out may be x or overlap it. Rows are split over
+ * terms before i (1 for none). out may be x (each row's terms are then copied
+ * first, for the exact form) or be disjoint from it. Rows are split over
  * the threads, each row scanned alone; Ctrl-C is polled within a row. Integer
  * arithmetic only (the caller's floating-point environment is not touched).
  * Returns 0, or -2 when a work buffer cannot be allocated. */

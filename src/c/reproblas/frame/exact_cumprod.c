@@ -114,7 +114,7 @@ static void xprod_part(void *ctx, int part, int parts) {
   for (int64_t r = sh.lo; r < sh.hi && !rb_stop_poll(); ++r) {
     const void *row = (const char *)j->x + (size_t)(r * j->n) * size;
     void *orow = (char *)j->out + (size_t)(r * j->n) * size;
-    if (copy) { /* out overlaps x: the terms stay readable for the exact form */
+    if (copy) { /* out is x: the terms stay readable for the exact form */
       memcpy(copy, row, size * (size_t)j->n);
       row = copy;
     }
