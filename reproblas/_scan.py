@@ -139,8 +139,15 @@ def cumprod(x, axis=-1, order="sequential", exclusive=False, out=None):
     """Cumulative product along an axis, in a fixed order (docs/contract.md §5.2).
 
     As :func:`reproblas.cumsum` with products: 'sequential' gives the bits of
-    ``np.cumprod``; 'pairwise' joins perfect product trees. An exclusive scan starts
-    from 1.
+    ``np.cumprod``; 'pairwise' joins perfect product trees; 'exact' (NumPy arrays)
+    gives each prefix as the float nearest to the exact product of ``x[:k+1]``, partial
+    products never overflowing or underflowing (contract §5.4). An exclusive scan
+    starts from 1. 'kahan' is a summation order: cumprod refuses it.
+
+    Examples
+    --------
+    >>> reproblas.cumprod(np.array([1e30, 1e30, 1e-30, 1e-30], np.float32), order="exact")
+    array([1.e+30,    inf, 1.e+30, 1.e+00], dtype=float32)
     """
     return _scan("cumprod", _core.SCAN_PROD, x, axis, order, exclusive, out)
 

@@ -24,14 +24,11 @@ MAX_DIM = 2 ** 30  # RB_CONV_MAX_DIM of conv.h
 # The orders of docs/contract.md §5.4-§5.5 and the routines that implement them; every
 # other routine refuses them with the list of its own orders.
 EXTRA_ORDERS = {
-    "kahan": (_core.KAHAN, frozenset({"sum", "asum", "dot", "nrm2", "gemv", "gemm"})),
-    "exact": (_core.EXACT, frozenset({"sum", "asum", "dot", "gemv", "gemm", "cumsum"})),
+    "kahan": (_core.KAHAN, frozenset({"sum", "asum", "dot", "nrm2", "gemv", "gemm", "cumsum",
+                                      "scan_by_key", "segment_sum", "reduce_by_key"})),
+    "exact": (_core.EXACT, frozenset({"sum", "asum", "dot", "gemv", "gemm", "cumsum", "cumprod",
+                                      "scan_by_key", "segment_sum", "reduce_by_key"})),
 }
-# The scans and segmented reductions in those orders (contract §5.3-§5.5), NumPy arrays only.
-SCAN_EXTRA = {"kahan": {"cumsum", "scan_by_key", "segment_sum", "reduce_by_key"},
-              "exact": {"scan_by_key", "segment_sum", "reduce_by_key"}}
-for _name, _routines in SCAN_EXTRA.items():
-    EXTRA_ORDERS[_name] = (EXTRA_ORDERS[_name][0], EXTRA_ORDERS[_name][1] | _routines)
 
 
 def orders_of(routine):

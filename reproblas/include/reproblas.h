@@ -329,9 +329,9 @@ REPROBLAS_API int reproblas_dconv2d_grad_bias(const reproblas_conv2d_shape *shap
 
 /* y[k] = the k-th prefix sum (product) of x in the order: sequential
  * s_k = s_(k-1) + x_k (the bits of NumPy's cumsum), pairwise the blocks of k+1's
- * binary expansion joined from the left, exact (cumsum only, §5.4) the float nearest
- * to the exact sum of x_0 .. x_k, kahan (cumsum only, §5.5) reproblas_?sum of
- * x_0 .. x_k in that order. exclusive (0 or 1): y[0] = +0 (cumprod: 1), y[k]
+ * binary expansion joined from the left, exact (§5.4) the float nearest to the exact
+ * sum (product) of x_0 .. x_k, kahan (cumsum only, §5.5) reproblas_?sum of x_0 .. x_k in
+ * that order. exclusive (0 or 1): y[0] = +0 (cumprod: 1), y[k]
  * = prefix k-1. y may be x (in place, both increments 1); any other
  * overlap reads x's old values. */
 REPROBLAS_API int reproblas_scumsum(int64_t n, const float *x, int64_t incx, float *y,

@@ -590,8 +590,8 @@ static int rb_capi_scan(int op, int dtype, int64_t n, const void *x, int64_t inc
   if (y == NULL && n > 0) return -4;
   if (incy == 0 || !rb_vector_ok(n, incy, size)) return -5;
   if (exclusive != 0 && exclusive != 1) return -6;
-  if (!rb_valid_order(order) &&
-      !(op == RB_SCAN_SUM && (order == ReproblasExact || order == ReproblasKahan)))
+  if (!rb_valid_order(order) && order != ReproblasExact &&
+      !(op == RB_SCAN_SUM && order == ReproblasKahan)) /* exact: both ops; kahan: cumsum */
     return -7;
   rb_context cfg;
   int status = rb_capi_config(&cfg);

@@ -9,6 +9,7 @@
 
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
+#include "../exact_cumprod.h"
 #include "../exact_reduce.h"
 #include "../kahan_kernels.h"
 #include "../kernels.h"
@@ -154,17 +155,21 @@ static int scan_any(int dtype, int op, int order, int term, int exclusive, const
 
 int rb_scan(int dtype, int op, int order, int term, int exclusive, const rb_context *cfg,
             const void *x, const void *y, int64_t rows, int64_t n, void *out) {
-  /* kahan and exact: cumsum only (docs/contract.md §5.4, §5.5) */
-  const int summed_only = order == RB_EXACT || order == RB_KAHAN;
+  /* kahan: cumsum only (docs/contract.md §5.5); exact: cumsum and cumprod (§5.4) */
   if (!scan_ok(dtype, order, term, cfg) || (op != RB_SCAN_SUM && op != RB_SCAN_PROD) ||
       (op == RB_SCAN_PROD && term != RB_TERM_X) || (term == RB_TERM_XY && y == NULL) ||
-      (summed_only && op != RB_SCAN_SUM) || rows < 0 || n < 0 || (n > 0 && rows > INT64_MAX / n))
+      (order == RB_KAHAN && op != RB_SCAN_SUM) || rows < 0 || n < 0 ||
+      (n > 0 && rows > INT64_MAX / n))
     return -1;
   if (rows == 0 || n == 0) return 0;
   if (order == RB_EXACT && term == RB_TERM_X) {
     rb_context tmp;
-    rb_exact_scan(dtype, rb_context_use(cfg, &tmp), x, rows, n, exclusive != 0, out);
-    return rb_stopped() ? RB_STOPPED : 0;
+    int rc = 0;
+    if (op == RB_SCAN_PROD) /* frame/exact_cumprod.c */
+      rc = rb_exact_cumprod(dtype, rb_context_use(cfg, &tmp), x, rows, n, exclusive != 0, out);
+    else
+      rb_exact_scan(dtype, rb_context_use(cfg, &tmp), x, rows, n, exclusive != 0, out);
+    return rb_stopped() ? RB_STOPPED : rc;
   }
   return scan_any(dtype, op, order, term, exclusive != 0, cfg, x, y, rows * n, rows, n, NULL, out);
 }
