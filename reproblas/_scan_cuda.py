@@ -73,15 +73,20 @@ def exact_scan_rows(dev, exclusive, x2, out2, piece=EXACT_PIECE):
         return
     sfx = _sfx(x2.dtype)
     per_row = -(-n // piece)
-    acc = dev.xp.empty(rows * per_row * (EXACT_LIMBS[sfx] + 4), np.int64)
     pieces = dev.function(f"rb_exact_scan_pieces_{sfx}")
-    for phase in (0, 1):
-        if phase:
-            dev.function(f"rb_exact_scan_starts_{sfx}")(grid_1d(dev, rows), (THREADS,), (
-                np.int64(rows), np.int64(per_row), acc))
+
+    def run(phase, acc):
         pieces(grid_1d(dev, rows * per_row), (THREADS,), (
             np.int32(phase), np.int32(exclusive), x2, np.int64(rows), np.int64(n),
             np.int64(piece), acc, out2))
+    if per_row == 1:  # every row one piece: from a zero start, no accumulators stored
+        run(2, dev.xp.empty(1, np.int64))
+        return
+    acc = dev.xp.empty(rows * per_row * (EXACT_LIMBS[sfx] + 4), np.int64)
+    run(0, acc)
+    dev.function(f"rb_exact_scan_starts_{sfx}")(grid_1d(dev, rows), (THREADS,), (
+        np.int64(rows), np.int64(per_row), acc))
+    run(1, acc)
 
 
 def scan_segments(dev, order, term, exclusive, x, y, off, out):

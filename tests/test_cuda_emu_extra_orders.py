@@ -37,7 +37,7 @@ def _operands(rng, dtype, m, k, n, kind):
         b[1::2][:k // 2] = -b[0::2][:k // 2]
         if k % 2:
             a[:, -1] = np.finfo(dtype).tiny
-    elif kind == "special" and m * k:
+    elif kind == "special" and m * k * n:
         big = np.finfo(dtype).max
         a.flat[::7] = big                 # products that overflow
         a[0, 0], b[0, 0] = np.inf, 0.0    # inf * 0: NaN
@@ -55,7 +55,7 @@ def _operands(rng, dtype, m, k, n, kind):
 
 CASES = [  # (m, k, n)
     (5, 37, 3), (1, 9, 6), (6, 1, 2), (4, 0, 3), (7, 2500, 1), (3, 1100, 2), (9, 16, 1),
-    (2, 17, 5),
+    (2, 17, 5), (0, 3, 2), (3, 4, 0),
 ]
 SCALES = [(1.0, 0.0), (-2.5, 0.0), (0.75, -1.25), (3.0, -0.0), (1.0, 1.0)]
 

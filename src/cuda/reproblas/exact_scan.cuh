@@ -7,6 +7,7 @@
  *      running sum (each piece's start), limb by limb;
  *   3. rb_exact_scan_pieces (phase 1): each piece from its start, every prefix
  *      rounded from a copy of the running accumulator.
+ * Rows of one piece take phase 2 alone: phase 1 from a zero start, no acc.
  * Integer additions only before each rounding: the pieces never change a bit.
  * Host side: reproblas/_scan_cuda.py (exact_scan_rows). */
 #ifndef RB_CUDA_EXACT_SCAN_CUH
@@ -41,10 +42,10 @@ __device__ void rb_exact_scan_pieces_body(int phase, int exclusive, const T *x, 
   RB_GRID_STRIDE(it, rows * per_row) {
     const long long r = it / per_row, lo = it % per_row * piece;
     const long long hi = n - lo < piece ? n : lo + piece;
-    long long *slot = acc + it * w;
+    long long *slot = phase == 2 ? acc : acc + it * w; /* phase 2: unused */
     rb_xacc a;
     rb_xacc_init(&a);
-    if (phase) {
+    if (phase == 1) {
       for (int l = 0; l < nl; ++l) a.limb[l] = slot[l];
       a.nan = (int)slot[nl], a.pinf = (int)slot[nl + 1], a.ninf = (int)slot[nl + 2];
       a.nonneg0 = (int)slot[nl + 3];
