@@ -222,3 +222,9 @@ def test_cumsum_exact_partial_sums_never_overflow(gpu):
     got = np.asarray(rb.cumsum(emu_array(x), order="exact"))
     assert got[0] == big and np.isinf(got[1]) and got[2] == big and got[3] == 0 and got[4] == 1
     same_bits(got, rb.cumsum(x, order="exact"))
+
+
+def test_scan_limb_counts_are_the_headers():
+    """_scan_cuda sizes its slots by rb_xacc_limbs (checked against src/c/order/exact.h by
+    test_reproblas_exact.py's test_cuda_limb_counts_match_the_header)."""
+    assert _scan_cuda.EXACT_LIMBS == {s: _cuda.EXACT_LIMBS[s, False] for s in ("f32", "f64")}
