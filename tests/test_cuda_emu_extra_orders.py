@@ -5,24 +5,13 @@ import numpy as np
 import pytest
 
 import reproblas as rb
-from repro_runtime import cuda as rt_cuda
-from cuda_support import EmuDevice, emu_array, same_bits
+from cuda_support import emu_array, same_bits
 from reproblas import _cuda, _scan_cuda
+from test_cuda_emu_api import _emu, gpu  # noqa: F401 (fixtures: GPU arrays to the emulator)
+from test_cuda_emu_reproblas import _cpu_everywhere
 
 DTYPES = [np.float32, np.float64]
 ORDERS = ["exact", "kahan"]
-
-
-@pytest.fixture(scope="module")
-def _emu():
-    return EmuDevice()
-
-
-@pytest.fixture
-def gpu(_emu, monkeypatch):
-    """Route 'GPU' arrays (EmuArray) to the emulated device."""
-    monkeypatch.setattr(rt_cuda, "_device", [_emu])
-    return _emu
 
 
 def _wide(rng, shape, dtype, lo=-30, hi=30):
@@ -60,17 +49,18 @@ CASES = [  # (m, k, n)
 SCALES = [(1.0, 0.0), (-2.5, 0.0), (0.75, -1.25), (3.0, -0.0), (1.0, 1.0)]
 
 
-def _cpu_and_gpu(order, alpha, a, trans_a, b, trans_b, beta, c):
-    want = rb.gemm(alpha, a, b, beta, None if c is None else c.copy(), trans_a, trans_b,
-                   order=order)
-    got = rb.gemm(alpha, emu_array(a), emu_array(b), beta,
-                  None if c is None else emu_array(c.copy()), trans_a, trans_b, order=order)
+def _cpu_and_gpu(monkeypatch, order, alpha, a, trans_a, b, trans_b, beta, c):
+    """(GPU result, the result of every CPU path and thread count)."""
+    want = _cpu_everywhere(monkeypatch, lambda: rb.gemm(alpha, a, b, beta, c.copy(), trans_a,
+                                                        trans_b, order=order))
+    got = rb.gemm(alpha, emu_array(a), emu_array(b), beta, emu_array(c.copy()), trans_a,
+                  trans_b, order=order)
     return got, want
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ORDERS)
-def test_gemm_against_the_cpu(gpu, order, dtype):
+def test_gemm_against_the_cpu(gpu, monkeypatch, order, dtype):
     rng = np.random.default_rng(5)
     for m, k, n in CASES:
         for kind in ("wide", "cancel", "special"):
@@ -83,8 +73,8 @@ def test_gemm_against_the_cpu(gpu, order, dtype):
                         c = _wide(rng, (m, n), dtype)
                         if beta == 0.0:
                             c[...] = np.nan  # never read (§2.4)
-                        got, want = _cpu_and_gpu(order, alpha, aa, trans_a, bb, trans_b, beta,
-                                                 c)
+                        got, want = _cpu_and_gpu(monkeypatch, order, alpha, aa, trans_a, bb,
+                                                 trans_b, beta, c)
                         same_bits(got, want)
                         if (m, k, n, kind) == (5, 37, 3, "cancel") and order == "exact":
                             # the exact sums really cancel: far from the sequential order's

@@ -144,9 +144,9 @@ def test_reproblas_extra_orders_gemm(cp, dtype, order):
         same_bits(cp.asnumpy(reproblas.gemv(1.5, cp.asarray(a), cp.asarray(x), -1.0,
                                             cp.asarray(y), order=order)),
                   reproblas.gemv(1.5, a, x, -1.0, y, order=order))
-        same_bits(cp.asnumpy(reproblas.gemv(1.5, cp.asarray(a.T), cp.asarray(y), trans=True,
+        same_bits(cp.asnumpy(reproblas.gemv(1.5, cp.asarray(a.T), cp.asarray(x), trans=True,
                                             order=order)),
-                  reproblas.gemv(1.5, a.T, y, trans=True, order=order))
+                  reproblas.gemv(1.5, a.T, x, trans=True, order=order))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
