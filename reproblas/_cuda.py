@@ -235,23 +235,50 @@ def exact_gemm_group(elements, k):
     return group
 
 
+# order="kahan": a group of 16 threads per (element, chunk) instead of per element when the
+# elements alone fill fewer than KAHAN_SPLIT_FILL threads and their chunk pairs fit in
+# KAHAN_SPLIT_PAIRS (the same joins either way).
+KAHAN_SPLIT_FILL, KAHAN_SPLIT_PAIRS = 1 << 16, 1 << 22
+
+
+def kahan_gemm_split(elements, k):
+    """Whether the kahan gemm computes its chunks apart (rb_gemm_kahan_chunks / _join)."""
+    chunks = -(-k // KAHAN_CHUNK)
+    return chunks > 1 and elements * KAHAN_LANES < KAHAN_SPLIT_FILL and \
+        elements * chunks <= KAHAN_SPLIT_PAIRS
+
+
+def _blocks(dev, threads):
+    return max(1, min(-(-threads // THREADS), getattr(dev, "max_blocks", MAX_BLOCKS)))
+
+
 def extra_gemm(dev, order, alpha, a, a_strides, b, b_strides, beta, c, c_strides, k,
-               group=None):
+               group=None, split=None):
     """c <- alpha*op(a)op(b) [+ beta*c] in order "exact" or "kahan" (docs/contract.md §5.4,
     §5.5), op() given by the element strides (rows, columns); each element computed by a
     group of threads (exact: `group`, a power of two dividing THREADS, by default
-    exact_gemm_group; kahan: the 16 lanes), a grid stride of the groups."""
+    exact_gemm_group; kahan: the 16 lanes, or with `split` (default kahan_gemm_split) a
+    group per chunk of each element), a grid stride of the groups."""
     m, n = c.shape
-    group = (exact_gemm_group(m * n, k) if group is None else group) if order == "exact" \
-        else KAHAN_LANES
-    blocks = max(1, min(-(-(m * n * group) // THREADS), getattr(dev, "max_blocks", MAX_BLOCKS)))
-    t = c.dtype.type
-    args = (np.int64(m), np.int64(n), np.int64(k), t(alpha), a, np.int64(a_strides[0]),
-            np.int64(a_strides[1]), b, np.int64(b_strides[0]), np.int64(b_strides[1]), t(beta),
-            c, np.int64(c_strides[0]), np.int64(c_strides[1]))
+    t, sfx = c.dtype.type, _sfx(c.dtype)
+    ab = (a, np.int64(a_strides[0]), np.int64(a_strides[1]), b, np.int64(b_strides[0]),
+          np.int64(b_strides[1]))
+    mnk = (np.int64(m), np.int64(n), np.int64(k))
+    out = (t(beta), c, np.int64(c_strides[0]), np.int64(c_strides[1]))
     if order == "exact":
-        args += (np.int32(group),)
-    dev.function(f"rb_gemm_{order}_{_sfx(c.dtype)}")((blocks,), (THREADS,), args)
+        group = exact_gemm_group(m * n, k) if group is None else group
+        dev.function(f"rb_gemm_exact_{sfx}")((_blocks(dev, m * n * group),), (THREADS,), (
+            *mnk, t(alpha), *ab, *out, np.int32(group)))
+    elif kahan_gemm_split(m * n, k) if split is None else split:
+        chunks = -(-k // KAHAN_CHUNK)
+        ps, pc = dev.xp.empty(m * n * chunks, c.dtype), dev.xp.empty(m * n * chunks, c.dtype)
+        dev.function(f"rb_gemm_kahan_chunks_{sfx}")(
+            (_blocks(dev, m * n * chunks * KAHAN_LANES),), (THREADS,), (*mnk, *ab, ps, pc))
+        dev.function(f"rb_gemm_kahan_join_{sfx}")((_blocks(dev, m * n),), (THREADS,), (
+            *mnk, t(alpha), *ab, *out, ps, pc))
+    else:
+        dev.function(f"rb_gemm_kahan_{sfx}")((_blocks(dev, m * n * KAHAN_LANES),), (THREADS,), (
+            *mnk, t(alpha), *ab, *out))
     return c
 
 

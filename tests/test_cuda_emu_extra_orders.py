@@ -129,6 +129,32 @@ def test_exact_gemm_group_never_changes_a_bit(_emu, dtype):
                 same_bits(c, want)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_kahan_gemm_both_decompositions(_emu, dtype):
+    """A group per element or a group per (element, chunk) with a join per element: the same
+    joins, so the CPU's bits either way (more chunks than the emulated grid holds at once)."""
+    rng = np.random.default_rng(10)
+    for m, k, n in ((3, 5000, 2), (2, 1025, 3), (4, 40, 1)):
+        for kind in ("wide", "cancel", "special"):
+            a, b = _operands(rng, dtype, m, k, n, kind)
+            bt = np.ascontiguousarray(b.T)  # op(B) = bt.T: unit stride along k
+            for alpha, beta in ((1.0, 0.0), (0.5, -2.0)):
+                c0 = _wide(rng, (m, n), dtype)
+                want = rb.gemm(alpha, a, bt, beta, c0.copy(), trans_b=True, order="kahan")
+                for split in (False, True):
+                    c = c0.copy()
+                    _cuda.extra_gemm(_emu, "kahan", alpha, a, (k, 1), bt, (1, k), beta, c, (n, 1),
+                                     k, split=split)
+                    same_bits(c, want)
+
+
+def test_kahan_gemm_split_choice():
+    assert _cuda.kahan_gemm_split(3, 5000) and _cuda.kahan_gemm_split(1, 1 << 20)
+    assert not _cuda.kahan_gemm_split(3, 1024)          # one chunk
+    assert not _cuda.kahan_gemm_split(10**6, 5000)      # the elements fill the device
+    assert not _cuda.kahan_gemm_split(1000, 1 << 30)    # too many pairs to store
+
+
 def test_exact_gemm_group_choice():
     """A power of two dividing the block; wider for long sums, narrower when the elements
     fill the device."""

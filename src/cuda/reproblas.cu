@@ -149,6 +149,18 @@ RB_DEFINE_KAHAN(double, f64)
       long long c_cs) {                                                                        \
     rb_kahan_gemm_body<T>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);  \
   }                                                                                            \
+  extern "C" __global__ void rb_gemm_kahan_chunks_##sfx(                                       \
+      long long m, long long n, long long k, const T *a, long long a_rs, long long a_cs,        \
+      const T *b, long long b_rs, long long b_cs, T *ps, T *pc) {                               \
+    rb_kahan_gemm_chunks_body<T>(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, ps, pc);              \
+  }                                                                                            \
+  extern "C" __global__ void rb_gemm_kahan_join_##sfx(                                         \
+      long long m, long long n, long long k, T alpha, const T *a, long long a_rs,              \
+      long long a_cs, const T *b, long long b_rs, long long b_cs, T beta, T *c, long long c_rs, \
+      long long c_cs, const T *ps, const T *pc) {                                              \
+    rb_kahan_gemm_join_body<T>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs,    \
+                               c_cs, ps, pc);                                                  \
+  }                                                                                            \
   extern "C" __global__ void rb_exact_scan_pieces_##sfx(int phase, int exclusive, const T *x,  \
                                                         long long rows, long long n,           \
                                                         long long piece, long long *acc,       \
@@ -162,8 +174,8 @@ RB_DEFINE_KAHAN(double, f64)
 RB_DEFINE_EXTRA(float, f32)
 RB_DEFINE_EXTRA(double, f64)
 #define RB_EXTRA_LIST(X, sfx)                                                                 \
-  X(rb_gemm_exact_##sfx) X(rb_gemm_kahan_##sfx) X(rb_exact_scan_pieces_##sfx)                 \
-  X(rb_exact_scan_starts_##sfx)
+  X(rb_gemm_exact_##sfx) X(rb_gemm_kahan_##sfx) X(rb_gemm_kahan_chunks_##sfx)                \
+  X(rb_gemm_kahan_join_##sfx) X(rb_exact_scan_pieces_##sfx) X(rb_exact_scan_starts_##sfx)
 
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
 extern "C" __global__ void __launch_bounds__(128, 3)
