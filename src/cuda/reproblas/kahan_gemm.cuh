@@ -22,7 +22,7 @@
 /* The pair of chunk ch of the terms ai[l a_cs] * bj[l b_rs], l < k, computed by
  * the 16 threads first .. first + 15 of the block (this one lane l): the lanes'
  * pairs in ls / lc, then the first thread joins them by their tree (its return
- * value; the others return junk). live: this group has an element. Every thread
+ * value; the others return (0, 0)). live: this group has an element. Every thread
  * of the block calls it (two __syncthreads). */
 template <class T>
 __device__ __forceinline__ typename rb_kpair_of<T>::type
