@@ -8,7 +8,7 @@ kernels run the contract's terms in its order; this layer only decides who
 computes which aligned block, which never changes an operation.
 """
 import numpy as np
-from repro_runtime.cuda import THREADS, grid_1d, on_device, register_kernels
+from repro_runtime.cuda import MAX_BLOCKS, THREADS, grid_1d, on_device, register_kernels
 
 from . import _fp, _order, _validate
 
@@ -197,10 +197,11 @@ def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c, uplo=0):
     c_rs, c_cs = c.strides[0] // c.itemsize, c.strides[1] // c.itemsize
     if m == 0 or n == 0:
         return c
-    if order not in ("sequential", "pairwise"):  # docs/contract.md §5.4-§5.5: CPU only
-        raise ValueError(f"reproblas.{'gemv' if n == 1 else 'gemm'}: order={order!r} is "
-                         f"implemented for NumPy arrays only; use order='sequential' or "
-                         f"'pairwise' on CUDA arrays")
+    if order in ("exact", "kahan"):  # docs/contract.md §5.4-§5.5: plain gemv and gemm
+        if uplo:
+            raise ValueError(f"reproblas: order={order!r} computes whole products only")
+        return extra_gemm(dev, order, alpha, a, (a_rs, a_cs), b, (b_rs, b_cs), beta, c,
+                          (c_rs, c_cs), k)
     sfx, kind = _sfx(c.dtype), "seq" if order == "sequential" else "pw"
     if n == 1:
         name, (bm, bn) = f"rb_gemv_{kind}_{sfx}", (GEMV_ROWS, 1)
@@ -215,6 +216,69 @@ def gemm(dev, order, alpha, a, trans_a, b, trans_b, beta, c, uplo=0):
         np.int64(m), np.int64(n), np.int64(k), t(alpha), a, np.int64(a_rs), np.int64(a_cs),
         b, np.int64(b_rs), np.int64(b_cs), t(beta), c, np.int64(c_rs), np.int64(c_cs),
         np.int32(uplo)))
+    return c
+
+
+# gemv / gemm in order="exact" (src/cuda/reproblas/exact_gemm.cuh): an element takes a group
+# of threads, at least EXACT_GEMM_TERMS terms per thread, at most THREADS threads, fewer when
+# the elements alone fill EXACT_GEMM_FILL threads (the group never changes a bit).
+EXACT_GEMM_TERMS, EXACT_GEMM_FILL = 128, 1 << 20
+
+
+def exact_gemm_group(elements, k):
+    """Threads per element of the exact gemm: a power of two dividing THREADS."""
+    group = 1
+    while group < THREADS and group * EXACT_GEMM_TERMS < k:
+        group *= 2
+    while group > 1 and elements * group > EXACT_GEMM_FILL:
+        group //= 2
+    return group
+
+
+# order="kahan": a group of 16 threads per (element, chunk) instead of per element when the
+# elements alone fill fewer than KAHAN_SPLIT_FILL threads and their chunk pairs fit in
+# KAHAN_SPLIT_PAIRS (the same joins either way).
+KAHAN_SPLIT_FILL, KAHAN_SPLIT_PAIRS = 1 << 16, 1 << 22
+
+
+def kahan_gemm_split(elements, k):
+    """Whether the kahan gemm computes its chunks apart (rb_gemm_kahan_chunks / _join)."""
+    chunks = -(-k // KAHAN_CHUNK)
+    return chunks > 1 and elements * KAHAN_LANES < KAHAN_SPLIT_FILL and \
+        elements * chunks <= KAHAN_SPLIT_PAIRS
+
+
+def _blocks(dev, threads):
+    return max(1, min(-(-threads // THREADS), getattr(dev, "max_blocks", MAX_BLOCKS)))
+
+
+def extra_gemm(dev, order, alpha, a, a_strides, b, b_strides, beta, c, c_strides, k,
+               group=None, split=None):
+    """c <- alpha*op(a)op(b) [+ beta*c] in order "exact" or "kahan" (docs/contract.md §5.4,
+    §5.5), op() given by the element strides (rows, columns); each element computed by a
+    group of threads (exact: `group`, a power of two dividing THREADS, by default
+    exact_gemm_group; kahan: the 16 lanes, or with `split` (default kahan_gemm_split) a
+    group per chunk of each element), a grid stride of the groups."""
+    m, n = c.shape
+    t, sfx = c.dtype.type, _sfx(c.dtype)
+    ab = (a, np.int64(a_strides[0]), np.int64(a_strides[1]), b, np.int64(b_strides[0]),
+          np.int64(b_strides[1]))
+    mnk = (np.int64(m), np.int64(n), np.int64(k))
+    out = (t(beta), c, np.int64(c_strides[0]), np.int64(c_strides[1]))
+    if order == "exact":
+        group = exact_gemm_group(m * n, k) if group is None else group
+        dev.function(f"rb_gemm_exact_{sfx}")((_blocks(dev, m * n * group),), (THREADS,), (
+            *mnk, t(alpha), *ab, *out, np.int32(group)))
+    elif kahan_gemm_split(m * n, k) if split is None else split:
+        chunks = -(-k // KAHAN_CHUNK)
+        ps, pc = dev.xp.empty(m * n * chunks, c.dtype), dev.xp.empty(m * n * chunks, c.dtype)
+        dev.function(f"rb_gemm_kahan_chunks_{sfx}")(
+            (_blocks(dev, m * n * chunks * KAHAN_LANES),), (THREADS,), (*mnk, *ab, ps, pc))
+        dev.function(f"rb_gemm_kahan_join_{sfx}")((_blocks(dev, m * n),), (THREADS,), (
+            *mnk, t(alpha), *ab, *out, ps, pc))
+    else:
+        dev.function(f"rb_gemm_kahan_{sfx}")((_blocks(dev, m * n * KAHAN_LANES),), (THREADS,), (
+            *mnk, t(alpha), *ab, *out))
     return c
 
 

@@ -41,8 +41,7 @@ def gemm(alpha, a, b, beta=0.0, c=None, trans_a=False, trans_b=False, overwrite_
     order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
         Summation order (contract §2, §5.4, §5.5): 'sequential' (default) adds left to
         right, 'pairwise' uses the fixed binary tree, 'kahan' compensated chunks joined by
-        that tree, 'exact' gives each S the float nearest to its exact value ('kahan' and
-        'exact': NumPy arrays only).
+        that tree, 'exact' gives each S the float nearest to its exact value.
 
     out : numpy.ndarray, optional
         Array of the result's exact shape and dtype (any layout) to write it into,
@@ -296,8 +295,7 @@ def gemv(alpha, a, x, beta=0.0, y=None, trans=False, overwrite_y=False, order="s
     order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
         Summation order (contract §2, §5.4, §5.5): 'sequential' (default) adds left to
         right, 'pairwise' uses the fixed binary tree, 'kahan' compensated chunks joined by
-        that tree, 'exact' gives each S the float nearest to its exact value ('kahan' and
-        'exact': NumPy arrays only).
+        that tree, 'exact' gives each S the float nearest to its exact value.
 
     out : numpy.ndarray, optional
         Array of the result's exact shape and dtype (any layout) to write it into,

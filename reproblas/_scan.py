@@ -62,9 +62,6 @@ def _scan(routine, op, x, axis, order, exclusive, out):
     be = _backend.select(x, out)
     xp = be.xp
     code = V.order(order, routine)
-    if code == _core.EXACT and be is not _backend.CPU:
-        raise ValueError(f"reproblas.{routine}: order='exact' runs on NumPy arrays only; "
-                         f"use 'sequential' or 'pairwise' on GPU arrays")
     exclusive = V.flag(exclusive, "exclusive", routine)
     (x,) = V.operands(be, routine, ("x",), (x,), (None,))
     caller_out = out
@@ -113,7 +110,7 @@ def cumsum(x, axis=-1, order="sequential", exclusive=False, out=None):
         'kahan': ``s_k`` is ``reproblas.sum(x[:k+1], order="kahan")`` bit for bit
         (contract §5.5), in one pass; NumPy arrays only.
         'exact': ``s_k`` is the float nearest to the exact sum of ``x[:k+1]``
-        (contract §5.4), NumPy arrays only.
+        (contract §5.4).
     exclusive : bool, optional
         Shift by one: the first result is +0, result k is the inclusive result k-1.
     out : numpy.ndarray, optional

@@ -6,7 +6,14 @@ or aligned piece, which never changes an operation (docs/contract.md §5.2)."""
 import numpy as np
 from repro_runtime.cuda import THREADS, grid_1d
 
+from . import _core
+
 PIECE = 1024  # terms per aligned piece of a long pairwise scan (a power of two)
+# order="exact" (src/cuda/reproblas/exact_scan.cuh): terms per piece of a row (at most
+# RB_XACC_BATCH = 2^30, so a piece needs no normalization), and the limbs of an accumulator
+# (rb_xacc_limbs of src/c/order/exact.h; reproblas/_cuda.py EXACT_LIMBS).
+EXACT_PIECE = 1024
+EXACT_LIMBS = {"f32": 11, "f64": 68}
 
 
 def _sfx(dtype):
@@ -43,6 +50,9 @@ def scan_rows(dev, op, order, term, exclusive, x2, y2, out2):
     """Each row of the C-contiguous 2-D x2 (y2) scanned into out2 (x2's shape)."""
     xp = dev.xp
     rows, n = x2.shape
+    if order == _core.EXACT:
+        exact_scan_rows(dev, exclusive, x2, out2)
+        return
     if rows == 1 and order == 1 and n - exclusive >= 2 * PIECE:
         m = n - exclusive
         x, o = x2[0, :m], out2[0, exclusive:]
@@ -52,6 +62,31 @@ def scan_rows(dev, op, order, term, exclusive, x2, y2, out2):
         return
     off = xp.asarray(np.arange(rows + 1, dtype=np.int64) * n)
     _scan_segments(dev, op, order, term, exclusive, x2, y2, off, out2)
+
+
+def exact_scan_rows(dev, exclusive, x2, out2, piece=EXACT_PIECE):
+    """cumsum(order="exact") of each row of the C-contiguous 2-D x2 into out2 (docs/contract.md
+    §5.4): the pieces' exact accumulators, their running sums per row, then every prefix of
+    each piece from its start. piece: any count of terms up to 2^30 (the same bits)."""
+    rows, n = x2.shape
+    if rows == 0 or n == 0:
+        return
+    sfx = _sfx(x2.dtype)
+    per_row = -(-n // piece)
+    pieces = dev.function(f"rb_exact_scan_pieces_{sfx}")
+
+    def run(phase, acc):
+        pieces(grid_1d(dev, rows * per_row), (THREADS,), (
+            np.int32(phase), np.int32(exclusive), x2, np.int64(rows), np.int64(n),
+            np.int64(piece), acc, out2))
+    if per_row == 1:  # every row one piece: from a zero start, no accumulators stored
+        run(2, dev.xp.empty(1, np.int64))
+        return
+    acc = dev.xp.empty(rows * per_row * (EXACT_LIMBS[sfx] + 4), np.int64)
+    run(0, acc)
+    dev.function(f"rb_exact_scan_starts_{sfx}")(grid_1d(dev, rows), (THREADS,), (
+        np.int64(rows), np.int64(per_row), acc))
+    run(1, acc)
 
 
 def scan_segments(dev, order, term, exclusive, x, y, off, out):

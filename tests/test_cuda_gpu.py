@@ -111,3 +111,54 @@ def test_reproblas_kahan(cp, dtype):
               np.array([1.0] * 1500 + [np.nan], dtype)):
         same_bits(cp.asnumpy(reproblas.sum(cp.asarray(x), order="kahan")),
                   np.asarray(reproblas.sum(x, order="kahan")))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["exact", "kahan"])
+def test_reproblas_extra_orders_gemm(cp, dtype, order):
+    """gemv / gemm in order="exact" and "kahan" (src/cuda/reproblas/exact_gemm.cuh,
+    kahan_gemm.cuh) against the CPU: tiles of every size, long sums (many chunks, the
+    widest exact groups), transposes, beta = 0 over NaN, and non-finite entries."""
+    rng = np.random.default_rng(7)
+    big = np.finfo(dtype).max
+    for m, n, k in ((1, 1, 1), (129, 257, 63), (300, 200, 1500), (5, 3, 100_003)):
+        a = (rng.standard_normal((m, k)) * np.exp2(rng.integers(-20, 20, (m, k)))).astype(dtype)
+        b = np.asfortranarray(rng.standard_normal((k, n)).astype(dtype))
+        a[0, :3] = [big, big, -big] if k >= 3 else a[0, :3]
+        if m > 2:
+            a[1, 0], a[2, k // 2] = np.inf, np.nan
+        c = np.full((m, n), np.nan, dtype)
+        for trans_a, trans_b in ((False, False), (True, True)):
+            aa = np.ascontiguousarray(a.T) if trans_a else a
+            bb = np.ascontiguousarray(b.T) if trans_b else b
+            same_bits(cp.asnumpy(reproblas.gemm(0.5, cp.asarray(aa), cp.asarray(bb), 0.0,
+                                                cp.asarray(c), trans_a, trans_b, order=order)),
+                      reproblas.gemm(0.5, aa, bb, 0.0, c, trans_a, trans_b, order=order))
+        c = rng.standard_normal((m, n)).astype(dtype)
+        same_bits(cp.asnumpy(reproblas.gemm(-2.0, cp.asarray(a), cp.asarray(b), 0.75,
+                                            cp.asarray(c), order=order)),
+                  reproblas.gemm(-2.0, a, b, 0.75, c, order=order))
+    for m, k in ((4000, 3000), (3, 1 << 20)):
+        a = rng.standard_normal((m, k)).astype(dtype)
+        x, y = rng.standard_normal(k).astype(dtype), rng.standard_normal(m).astype(dtype)
+        same_bits(cp.asnumpy(reproblas.gemv(1.5, cp.asarray(a), cp.asarray(x), -1.0,
+                                            cp.asarray(y), order=order)),
+                  reproblas.gemv(1.5, a, x, -1.0, y, order=order))
+        same_bits(cp.asnumpy(reproblas.gemv(1.5, cp.asarray(a.T), cp.asarray(x), trans=True,
+                                            order=order)),
+                  reproblas.gemv(1.5, a.T, x, trans=True, order=order))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reproblas_exact_cumsum(cp, dtype):
+    """cumsum(order="exact") (src/cuda/reproblas/exact_scan.cuh) against the CPU: long rows
+    (many pieces), many short rows, both axes, exclusive, non-finite terms."""
+    rng = np.random.default_rng(8)
+    for shape in ((3, 200_003), (1000, 300), (1, 1 << 21)):
+        x = (rng.standard_normal(shape) * np.exp2(rng.integers(-40, 40, shape))).astype(dtype)
+        x[0, 5], x[-1, -7] = np.inf, np.nan
+        for axis in (-1, 0):
+            for exclusive in (False, True):
+                same_bits(cp.asnumpy(reproblas.cumsum(cp.asarray(x), axis=axis, order="exact",
+                                                      exclusive=exclusive)),
+                          reproblas.cumsum(x, axis=axis, order="exact", exclusive=exclusive))

@@ -399,18 +399,21 @@ def test_gemv_gemm(monkeypatch, ref, isa, dtype):
         rb.matmul(a, b, order="exact")
 
 
-def test_cuda_products_refuse_the_new_orders():
-    """gemv/gemm on CUDA arrays run only the §2 orders: the backend says so instead of
-    running another order's kernel."""
-    from cuda_support import EmuDevice
+def test_cuda_products_take_the_new_orders():
+    """gemv/gemm on CUDA arrays run the orders' own kernels (exact_gemm.cuh, kahan_gemm.cuh;
+    tests/test_cuda_emu_extra_orders.py covers them), not another order's: the CPU's bits."""
+    from cuda_support import EmuDevice, same_bits
     from reproblas import _cuda
-    a = np.ones((3, 3))
+    a = np.array([[1.0, 1e16, -1e16], [1.0, 2.0, 3.0], [-0.0, 0.0, 5e-324]])
+    b = np.array([[1.0, 1.0, 2.0], [1.0, -1.0, 0.5], [1.0, 1.0, 0.25]])
     for order in ("exact", "kahan"):
-        with pytest.raises(ValueError, match=rf"order='{order}' is implemented for NumPy arrays"):
-            _cuda.gemm(EmuDevice(), order, 1.0, a, False, a, False, 0.0, np.zeros((3, 3)))
-        with pytest.raises(ValueError, match=r"reproblas\.gemv"):
-            _cuda.gemm(EmuDevice(), order, 1.0, a, False, a[:, :1], False, 0.0,
-                       np.zeros((3, 1)))
+        c = np.zeros((3, 3))
+        _cuda.gemm(EmuDevice(), order, 1.0, a, False, b, False, 0.0, c)
+        same_bits(c, rb.gemm(1.0, a, b, order=order))
+        c = np.zeros((3, 1))
+        _cuda.gemm(EmuDevice(), order, 1.0, a, False, b[:, :1], False, 0.0, c)
+        same_bits(c[:, 0], rb.gemv(1.0, a, b[:, 0], order=order))
+    assert rb.gemv(1.0, a, b[:, 0], order="exact")[0] == 1.0  # not the sequential 0.0
 
 
 @pytest.mark.parametrize("order", ["exact", "kahan"])
@@ -433,9 +436,9 @@ def test_gemm_interrupted(order):
 
 def test_public_api_on_emulated_gpu_arrays(monkeypatch):
     """reproblas.sum/asum/dot(order='exact') on (emulated) GPU arrays route to the CUDA
-    kernels and give the CPU's bits, axis= included, as kahan's sum and nrm2; the exact gemv
-    refuses."""
-    from cuda_support import EmuDevice, emu_array
+    kernels and give the CPU's bits, axis= included, as kahan's sum and nrm2 and the exact
+    gemv."""
+    from cuda_support import EmuDevice, emu_array, same_bits
     from repro_runtime import cuda as rt_cuda
     monkeypatch.setattr(rt_cuda, "_device", [EmuDevice()])
     rng = np.random.default_rng(21)
@@ -453,8 +456,9 @@ def test_public_api_on_emulated_gpu_arrays(monkeypatch):
         for routine in ("sum", "nrm2"):  # kahan: the CUDA kernels too (test_reproblas_kahan)
             same(np.asarray(getattr(rb, routine)(emu_array(x[0]), order="kahan"))[()],
                  getattr(rb, routine)(x[0], order="kahan"), f"gpu kahan {routine}")
-        with pytest.raises(ValueError, match="order='exact' is implemented for NumPy arrays"):
-            rb.gemv(1.0, emu_array(x[:, :2].T.copy()), emu_array(x[:, 0]), order="exact")
+        a2 = x[:, :2].T.copy()
+        same_bits(rb.gemv(1.0, emu_array(a2), emu_array(x[:, 0]), order="exact"),
+                  rb.gemv(1.0, a2, x[:, 0], order="exact"))
 
 
 @pytest.mark.parametrize("isa", ISAS)
@@ -518,12 +522,13 @@ def test_cumsum_every_path_thread_count_and_layout(monkeypatch, isa, dtype):
 
 def test_cumsum_exact_refusals():
     x = np.ones(4)
-    from cuda_support import EmuDevice, emu_array
+    from cuda_support import EmuDevice, emu_array, same_bits
     from repro_runtime import cuda as rt_cuda
     old = list(rt_cuda._device)
     rt_cuda._device[:] = [EmuDevice()]
-    try:
-        with pytest.raises(ValueError, match="NumPy arrays only"):
-            rb.cumsum(emu_array(x), order="exact")
+    try:  # GPU arrays take the exact cumsum (tests/test_cuda_emu_extra_orders.py) ...
+        same_bits(rb.cumsum(emu_array(x), order="exact"), rb.cumsum(x, order="exact"))
+        with pytest.raises(ValueError, match=r"reproblas\.cumprod: order='exact'"):
+            rb.cumprod(emu_array(x), order="exact")  # ... but not these
     finally:
         rt_cuda._device[:] = old

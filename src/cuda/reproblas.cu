@@ -14,6 +14,9 @@
 #include "reproblas/level2.cuh"
 #include "reproblas/exact.cuh"
 #include "reproblas/kahan.cuh"
+#include "reproblas/exact_gemm.cuh"
+#include "reproblas/kahan_gemm.cuh"
+#include "reproblas/exact_scan.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each: sequential gemm
  * (rb_gemm_seq_body), pairwise gemm and gemv (rb_gemm_body; gemv is gemm with
@@ -130,6 +133,49 @@ RB_DEFINE_EXACT(double, f64)
   }
 RB_DEFINE_KAHAN(float, f32)
 RB_DEFINE_KAHAN(double, f64)
+/* gemv / gemm in order="exact" and "kahan" (reproblas/exact_gemm.cuh, kahan_gemm.cuh), and
+ * cumsum in order="exact" (reproblas/exact_scan.cuh) */
+#define RB_DEFINE_EXTRA(T, sfx)                                                               \
+  extern "C" __global__ void rb_gemm_exact_##sfx(                                              \
+      long long m, long long n, long long k, T alpha, const T *a, long long a_rs,              \
+      long long a_cs, const T *b, long long b_rs, long long b_cs, T beta, T *c, long long c_rs, \
+      long long c_cs, int group) {                                                             \
+    rb_exact_gemm_body<T>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs,   \
+                          group);                                                              \
+  }                                                                                            \
+  extern "C" __global__ void rb_gemm_kahan_##sfx(                                              \
+      long long m, long long n, long long k, T alpha, const T *a, long long a_rs,              \
+      long long a_cs, const T *b, long long b_rs, long long b_cs, T beta, T *c, long long c_rs, \
+      long long c_cs) {                                                                        \
+    rb_kahan_gemm_body<T>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs);  \
+  }                                                                                            \
+  extern "C" __global__ void rb_gemm_kahan_chunks_##sfx(                                       \
+      long long m, long long n, long long k, const T *a, long long a_rs, long long a_cs,        \
+      const T *b, long long b_rs, long long b_cs, T *ps, T *pc) {                               \
+    rb_kahan_gemm_chunks_body<T>(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, ps, pc);              \
+  }                                                                                            \
+  extern "C" __global__ void rb_gemm_kahan_join_##sfx(                                         \
+      long long m, long long n, long long k, T alpha, const T *a, long long a_rs,              \
+      long long a_cs, const T *b, long long b_rs, long long b_cs, T beta, T *c, long long c_rs, \
+      long long c_cs, const T *ps, const T *pc) {                                              \
+    rb_kahan_gemm_join_body<T>(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs,    \
+                               c_cs, ps, pc);                                                  \
+  }                                                                                            \
+  extern "C" __global__ void rb_exact_scan_pieces_##sfx(int phase, int exclusive, const T *x,  \
+                                                        long long rows, long long n,           \
+                                                        long long piece, long long *acc,       \
+                                                        T *out) {                              \
+    rb_exact_scan_pieces_body<T>(phase, exclusive, x, rows, n, piece, acc, out);              \
+  }                                                                                            \
+  extern "C" __global__ void rb_exact_scan_starts_##sfx(long long rows, long long per_row,     \
+                                                        long long *acc) {                      \
+    rb_exact_scan_starts_body<T>(rows, per_row, acc);                                         \
+  }
+RB_DEFINE_EXTRA(float, f32)
+RB_DEFINE_EXTRA(double, f64)
+#define RB_EXTRA_LIST(X, sfx)                                                                 \
+  X(rb_gemm_exact_##sfx) X(rb_gemm_kahan_##sfx) X(rb_gemm_kahan_chunks_##sfx)                \
+  X(rb_gemm_kahan_join_##sfx) X(rb_exact_scan_pieces_##sfx) X(rb_exact_scan_starts_##sfx)
 
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
 extern "C" __global__ void __launch_bounds__(128, 3)
@@ -165,4 +211,5 @@ RB_DEFINE_LEVEL2_RANK(double, f64)
   X(rb_conv2d_grad_weight_##kind##_##sfx)
 #define RB_KERNEL_LIST(X)                                                                   \
   RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)          \
-  RB_SCAN_KERNEL_LIST(X) RB_LEVEL2_LIST(X, f32) RB_LEVEL2_LIST(X, f64)
+  RB_SCAN_KERNEL_LIST(X) RB_LEVEL2_LIST(X, f32) RB_LEVEL2_LIST(X, f64)                     \
+  RB_EXTRA_LIST(X, f32) RB_EXTRA_LIST(X, f64)
