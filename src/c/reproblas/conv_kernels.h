@@ -29,11 +29,22 @@ typedef void (*rb_conv_pack_fn)(int64_t terms, int64_t nrows, const void *a, int
 typedef void (*rb_conv_store_fn)(int64_t n, const int64_t *coff, const int64_t *doff,
                                  const void *ws, int64_t nrows, const void *bias, void *dst,
                                  int64_t drow);
+/* Implicit-gemm micro-kernel of the pairwise order: the perfect tree
+ * (docs/contract.md §2) over nt = 2^q terms of each element of one MR x nc
+ * tile (1 <= nc <= pw_nr), A(r, t) = ap[aidx[t] + r] (a panel packed as for
+ * the tile kernel), B(t, j) = src[toff[t] + co[j]]; out[j*MR + r] = the tree,
+ * or left[j*MR + r] ⊕ the tree when left != NULL (the sibling subtree just
+ * before these terms). Columns past nc are not written. */
+typedef void (*rb_conv_pw_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,
+                              const void *ap, const void *src, const int64_t *co, int nc,
+                              const void *left, void *out);
 typedef struct {
   rb_conv_tile_fn tile_f32, tile_f64;
   rb_conv_pack_fn pack_f32, pack_f64;
   rb_conv_store_fn store_f32, store_f64;
   int mr_f32, mr_f64, nr; /* tile rows per dtype, most columns */
+  rb_conv_pw_fn pw_f32, pw_f64; /* rows: mr_f32 / mr_f64 (the same packed panels) */
+  int pw_nr;                    /* most columns of the pairwise kernel */
 } rb_conv_kernels;
 
 extern const rb_conv_kernels rb_conv_scalar, rb_conv_avx2, rb_conv_avx512;
