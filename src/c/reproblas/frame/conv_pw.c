@@ -33,15 +33,17 @@ static const rb_conv_kernels *const pw_tables[CR_ISA_COUNT] = {&rb_conv_scalar, 
 static const rb_conv_kernels *const pw_tables[CR_ISA_COUNT] = {&rb_conv_scalar, NULL, NULL};
 #endif
 
-/* kc: terms per chunk by element size (a panel's chunk of A: 32 KiB for
- * float32 at 32 rows); tiles per group (the workspaces of a group's units). */
-enum { PW_KC_BYTES = 1024, PW_GROUP = 16 };
+/* kc: terms per chunk by element size (1024 float32: longer chunks cost fewer
+ * joins and kernel calls, measured flat from 512 to 4096); tiles per group
+ * (the workspaces of a group's units). */
+enum { PW_KC_BYTES = 4096, PW_GROUP = 16 };
 #define PW_SCRATCH_MAX ((int64_t)64 << 20)
 
 typedef struct {
   int dtype, mr, nr;
   rb_conv_pw_fn pw;
   rb_conv_pack_fn pack;
+  rb_conv_store_fn store;
   int64_t rows, terms, panels, kc, levels, ntiles;
   int row_parts, col_parts;
   const char *a, *src, *bias;
@@ -52,7 +54,7 @@ typedef struct {
   const int64_t *aidx, *cls_base;                /* class c's A offsets at aidx + cls_base[c] */
   const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
   char *ws;                                     /* part p's workspaces at ws + p*ws_bytes */
-  int64_t ws_bytes, unit_bytes;
+  int64_t ws_bytes, unit_bytes, lists; /* a part: units, then two column lists at lists */
 } conv_pw;
 
 /* Part `part` packs its share of the panels of A. */
@@ -110,20 +112,23 @@ static void pw_group(const conv_pw *s, int64_t g0, int64_t g1, int64_t p0, int64
       }
     }
   }
-  /* the tail blocks, last first (acc = B_i ⊕ acc), then the levels */
+  /* the tail blocks, last first (acc = B_i ⊕ acc), then the levels; a
+   * panel's results for all the group's columns are stored together (runs of
+   * W consecutive destinations: transposed whole-vector stores) */
   const int64_t r = n - nfull * kc;
+  int64_t *coff = (int64_t *)(ws + s->lists), *doff = coff + PW_GROUP * s->nr;
   for (int64_t p = p0; p < p1; ++p) {
     const char *ap = s->apack + p * pstride;
     const int64_t i0 = p * s->mr, i1 = s->rows < i0 + s->mr ? s->rows : i0 + s->mr;
+    int64_t cols = 0;
     for (int64_t tl = g0; tl < g1; ++tl) {
       char *u = PW_UNIT(tl, p), *acc = u + s->levels * tb, *tmp = acc + tb;
       const int nc = (int)s->tile_nc[tl];
-      const int64_t *doff = cl->doff + s->tile_j0[tl], cnt = nc * s->mr;
+      const int64_t j0 = s->tile_j0[tl], cnt = nc * s->mr;
       int have = 0;
       RB_BLOCKS_SMALLEST_FIRST(b, r, 62) {
         const int64_t bs = (int64_t)1 << b, k0 = nfull * kc + rb_block_first(r, bs);
-        s->pw(bs, aidx + k0, toff + k0, ap, s->src, cl->coff + s->tile_j0[tl], nc, NULL,
-              have ? tmp : acc);
+        s->pw(bs, aidx + k0, toff + k0, ap, s->src, cl->coff + j0, nc, NULL, have ? tmp : acc);
         if (have) pw_add(s->dtype, acc, tmp, acc, cnt);
         have = 1;
       }
@@ -135,13 +140,21 @@ static void pw_group(const conv_pw *s, int64_t g0, int64_t g1, int64_t p0, int64
           res = u + lb * tb;
         have = 1;
       }
-      if (s->dtype == RB_F32)
-        scatter_rows_f32(s->dst, s->drow, s->bias, doff, nc, i0, i1,
-                         have ? (const float *)res : zero_f32, have ? 1 : 0, have ? s->mr : 0);
-      else
-        scatter_rows_f64(s->dst, s->drow, s->bias, doff, nc, i0, i1,
-                         have ? (const double *)res : zero_f64, have ? 1 : 0, have ? s->mr : 0);
+      if (!have) { /* no terms: +0 (⊕ bias) */
+        if (s->dtype == RB_F32)
+          scatter_rows_f32(s->dst, s->drow, s->bias, cl->doff + j0, nc, i0, i1, zero_f32, 0, 0);
+        else
+          scatter_rows_f64(s->dst, s->drow, s->bias, cl->doff + j0, nc, i0, i1, zero_f64, 0, 0);
+        continue;
+      }
+      for (int jj = 0; jj < nc; ++jj, ++cols) {
+        coff[cols] = (res - ws) / size + jj * s->mr;
+        doff[cols] = cl->doff[j0 + jj];
+      }
     }
+    if (cols)
+      s->store(cols, coff, doff, ws, i1 - i0, s->bias ? s->bias + i0 * size : NULL,
+               s->dst + i0 * s->drow * size, s->drow);
   }
 #undef PW_UNIT
 }
@@ -176,6 +189,7 @@ int rb_conv_pw(int dtype, rb_context cfg, int64_t rows, int64_t terms, const voi
   conv_pw s = {.dtype = dtype, .mr = mr, .nr = kt->pw_nr,
                .pw = dtype == RB_F32 ? kt->pw_f32 : kt->pw_f64,
                .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
+               .store = dtype == RB_F32 ? kt->store_f32 : kt->store_f64,
                .rows = rows, .terms = terms, .panels = (rows + mr - 1) / mr,
                .kc = rb_pow2_floor(cx.conv_kc ? cx.conv_kc : PW_KC_BYTES / size),
                .a = a, .src = src, .bias = bias, .a_rs = a_rs, .tin = tin, .t_os = t_os,
@@ -199,8 +213,9 @@ int rb_conv_pw(int dtype, rb_context cfg, int64_t rows, int64_t terms, const voi
   const int64_t ints = all_terms + nclasses + 3 * s.ntiles;
   const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
   s.unit_bytes = (s.levels + 2) * s.mr * s.nr * size;
-  s.ws_bytes = (PW_GROUP * ((s.panels + s.row_parts - 1) / s.row_parts) * s.unit_bytes + 63) /
-               64 * 64;
+  s.lists = (PW_GROUP * ((s.panels + s.row_parts - 1) / s.row_parts) * s.unit_bytes + 63) / 64 *
+            64;
+  s.ws_bytes = s.lists + 2 * PW_GROUP * s.nr * (int64_t)sizeof(int64_t);
   const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
   int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
   char *owned = big_bytes > PW_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
