@@ -97,3 +97,21 @@ def test_long_term_lists_match_reference(dtype, monkeypatch):
         check(rb.conv2d(x, w, b, padding=1, order="pairwise"), ref_y, f"conv2d {cfg}")
         check(rb.conv2d_grad_input(gy2, wt, gx_shape, padding=1, order="pairwise"), ref_gx,
               f"grad_input {cfg}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_many_rows_two_panels_per_call(dtype, monkeypatch):
+    """100 output channels: 4 panels of 32 float32 rows (the last partial) or 7 of 16
+    float64 rows (the last alone), where the AVX-512 kernel takes two panels per call;
+    few tiles, so 3 threads split the panels too (two at a time)."""
+    rng = np.random.default_rng(17)
+    x = data(rng, (1, 7, 5, 6), dtype)
+    w = data(rng, (100, 7, 3, 3), dtype)
+    b = data(rng, (100,), dtype)
+    gy = data(rng, (1, 100, 5, 6), dtype)
+    ref_y = cref.conv2d(x, w, b, 1, 1, 1, 1, "pairwise")
+    want_gw = gathered_grad_weight_pairwise(x, gy, w.shape, 1, 1, 1, 1)
+    for cfg in each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=[1, 3]):
+        check(rb.conv2d(x, w, b, padding=1, order="pairwise"), ref_y, f"conv2d {cfg}")
+        check(rb.conv2d_grad_weight(x, gy, w.shape, padding=1, order="pairwise"), want_gw,
+              f"grad_weight {cfg}")

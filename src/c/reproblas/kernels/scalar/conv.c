@@ -6,6 +6,7 @@
 #define RB_CD_MV 4
 #define RB_CP_MV RB_CD_MV
 #define RB_CP_NR 2
+#define RB_CP_NR2 0
 #define RB_CD_NR 3
 
 #include "type_f32.h"
@@ -18,5 +19,6 @@
 
 const rb_conv_kernels rb_conv_scalar = {conv_tile_f32, conv_tile_f64, conv_pack_f32,
                                     conv_pack_f64, conv_store_f32, conv_store_f64, RB_CD_MV * V32_W, RB_CD_MV * V64_W,
-                                    RB_CD_NR, conv_pw_f32, conv_pw_f64, RB_CP_NR};
+                                    RB_CD_NR, conv_pw_f32, conv_pw_f64, RB_CP_NR,
+                                    RB_CP_NR2};
 
