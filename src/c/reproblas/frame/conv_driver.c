@@ -1,14 +1,15 @@
 /* conv2d and its three gradients (contract §3 "Convolution") on contiguous NCHW
  * arrays: the planning that reduces each to the implicit gemms of conv.h
- * (rb_conv_seq, rb_conv_pw) or gemms (level3.h). Shared by the Python extension and the C ABI.
+ * (rb_conv_seq, rb_conv_pw) or gemms (level3.h). Shared by the Python
+ * extension and the C ABI.
  *
  * Padding positions are absent terms, not zeros, so outputs whose windows are
  * cut by the border cannot share one im2col matrix with the others. Along each
  * spatial axis the output positions are grouped into *classes* with the same
  * set of present kernel taps (for a 3x3 kernel with padding 1: first row,
  * interior rows, last row); each pair of a row class and a column class is one
- * class of the implicit gemm, whose term list holds exactly the present terms, in the contract's
- * order. Within a class the source index separates as base[position] +
+ * class of the implicit gemm, whose term list holds exactly the present terms,
+ * in the contract's order. Within a class the source index separates as base[position] +
  * delta[tap] (delta linear in the tap's rank), which is what makes the
  * offsets toff[t] + coff[j].
  */
@@ -384,8 +385,9 @@ static int64_t tap_batch_end(const rb_conv_shape *g, int64_t e0, int64_t cg, int
 }
 
 /* grad_weight as an implicit gemm (rb_conv_seq, or rb_conv_pw for the
- * pairwise order): A = grad_y, k rows by all (n, p, q) terms, packed once for every tap; tap (r, s) is a
- * class of cg columns (c') whose terms are its present (n, p, q), reading
+ * pairwise order): A = grad_y, k rows by all (n, p, q) terms, packed once for
+ * every tap; tap (r, s) is a class of cg columns (c') whose terms are its
+ * present (n, p, q), reading
  * x[n, c', h, v] in place. (Per-tap gemms of gathered operands packed both
  * once per tap: at 64 channels that cost as much as the multiply-adds.) Taps
  * are planned in batches of at most CONV_BATCH_INTS table ints; each output

@@ -1,5 +1,6 @@
 /* AVX2+FMA path of the convolution kernels: 2W rows x 6 columns per register
- * tile, as the gemm micro-kernel. Called only on CPUs with AVX2 and FMA. */
+ * tile, as the gemm micro-kernel; pairwise 2W x 4 (16 registers: the sums and
+ * the products in flight). Called only on CPUs with AVX2 and FMA. */
 #include "conv_kernels.h"
 #include "level1.h"
 #if defined(__x86_64__)

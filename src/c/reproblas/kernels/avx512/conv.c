@@ -1,5 +1,7 @@
 /* AVX-512 path of the convolution kernels: 2W rows x 12 columns per register
- * tile, as the gemm micro-kernel. Called only on CPUs with AVX-512 F/DQ/BW/VL. */
+ * tile, as the gemm micro-kernel; pairwise 2W x 8, or 2W x 4 of two panels at
+ * once (16 sums in registers either way). Called only on CPUs with AVX-512
+ * F/DQ/BW/VL. */
 #include "conv_kernels.h"
 #include "level1.h"
 #if defined(__x86_64__)

@@ -1,4 +1,5 @@
-/* Portable path of the convolution kernels (one-lane vectors, libm fma). */
+/* Portable path of the convolution kernels (one-lane vectors, libm fma);
+ * pairwise tiles of 4 rows x 2 columns. */
 #include "conv_kernels.h"
 #include "level1.h"
 #define RB_ISA_SUFFIX scalar
