@@ -101,14 +101,14 @@ def test_long_term_lists_match_reference(dtype, monkeypatch):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_many_rows_two_panels_per_call(dtype, monkeypatch):
-    """100 output channels: 4 panels of 32 float32 rows (the last partial) or 7 of 16
+    """300 output channels: 10 panels of 32 float32 rows (the last partial) or 19 of 16
     float64 rows (the last alone), where the AVX-512 kernel takes two panels per call;
     few tiles, so 3 threads split the panels too (two at a time)."""
     rng = np.random.default_rng(17)
     x = data(rng, (1, 7, 5, 6), dtype)
-    w = data(rng, (100, 7, 3, 3), dtype)
-    b = data(rng, (100,), dtype)
-    gy = data(rng, (1, 100, 5, 6), dtype)
+    w = data(rng, (300, 7, 3, 3), dtype)
+    b = data(rng, (300,), dtype)
+    gy = data(rng, (1, 300, 5, 6), dtype)
     ref_y = cref.conv2d(x, w, b, 1, 1, 1, 1, "pairwise")
     want_gw = gathered_grad_weight_pairwise(x, gy, w.shape, 1, 1, 1, 1)
     for cfg in each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=[1, 3]):

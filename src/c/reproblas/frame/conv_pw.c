@@ -208,9 +208,9 @@ int rb_conv_pw(int dtype, rb_context cfg, int64_t rows, int64_t terms, const voi
   const int mr = dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
   const rb_context cx = rb_context_fix(cfg);
   /* two panels per kernel call (half the B loads per product, half the tile
-   * width) where the path has that kernel and A has 4 panels or more: +10-25 %
-   * at 512 channels of 7 x 7, 0-5 % slower at 64 channels */
-  const int mp = kt->pw_nr2 && rows > 3 * mr ? 2 : 1;
+   * width) where the path has that kernel and A has 8 panels or more: +5-15 %
+   * at 512 channels of 7 x 7; at 64 and 128 channels mixed (-10 % to +5 %) */
+  const int mp = kt->pw_nr2 && rows > 7 * mr ? 2 : 1;
   conv_pw s = {.dtype = dtype, .mr = mr, .nr = mp == 2 ? kt->pw_nr2 : kt->pw_nr, .mp = mp,
                .pw = dtype == RB_F32 ? kt->pw_f32 : kt->pw_f64,
                .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
