@@ -11,7 +11,7 @@
  * blocks, and all blocks joined right to left, B1 ⊕ (B2 ⊕ (... ⊕ Bk))
  * (order/order.h).
  * Loop nest per thread part: groups of tiles of one class > chunks > row
- * panels > tiles: the chunk of a panel of A stays in L1 while the group's
+ * panels > tiles: the chunk of a panel of A stays in cache while the group's
  * tiles go over it. A unit (tile, panel) is computed by one part alone, so the
  * thread split changes no operation. */
 #include <stdlib.h>
