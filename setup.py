@@ -73,8 +73,8 @@ extensions = [
         "reproblas._core",
         sources=["reproblas/_core.pyx"] + [f"src/c/reproblas/frame/{f}.c" for f in (
             "level1", "thread", "level3", "gemm_blocks", "trsm", "trmm", "level2", "conv_gather",
-            "conv_seq", "conv_driver", "context", "scan", "exact", "kahan", "nn", "optim",
-            "exact_cumprod")] + [
+            "conv_seq", "conv_pw", "conv_driver", "context", "scan", "exact", "kahan", "nn",
+            "optim", "exact_cumprod")] + [
             f"src/c/reproblas/kernels/{isa}/{f}.c" for isa in ("scalar", "avx2", "avx512")
             for f in ("level1", "gemm", "conv", "level2", "exact", "kahan", "seg", "nn")]
         + COMMON + [CAPI_ENV] + CRLIBM,  # nn.c: the fused torch ops call the crlibm kernels

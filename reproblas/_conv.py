@@ -3,7 +3,7 @@
 Each routine checks and normalises its arguments once (PyTorch's conventions,
 _validate.py) and runs on the backend of its arrays' device (_backend.py); on the
 CPU, the C core (src/c/reproblas/frame/conv_driver.c, shared with the C ABI) plans each
-routine into gather gemms and runs it.
+routine into implicit gemms and runs it.
 """
 from . import _backend, _cpu
 from . import _validate as V

@@ -27,7 +27,7 @@ typedef struct rb_context {
   /* trsm (trsm.c): rows of a diagonal block (rounded down to a power of two)
    * and right-hand sides per panel */
   int64_t trsm_mb, trsm_nb;
-  /* convolution (conv_gather.c, conv_seq.c, conv_driver.c): columns per
+  /* convolution (conv_seq.c, conv_pw.c, conv_driver.c): columns per
    * chunk, terms per kc block, the multiply-adds below which one thread is
    * used, rows per mc block of the sequential path, table ints per batch of
    * row classes; 0: chosen by size */

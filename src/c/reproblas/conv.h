@@ -1,19 +1,16 @@
-/* reproblas convolution core: the "gather gemm" that conv2d and its three
- * gradients reduce to (conv_driver.c builds the operands).
+/* reproblas convolution core: the implicit gemms that conv2d and its
+ * gradients reduce to (conv_driver.c builds the operands), one per order:
  *
  *   dst[doff[j] + i*drow] = S_ij  (or S_ij ⊕ bias[i] when bias != NULL),
- *   S_ij = the ordered sum (contract §2, `order`) over t of A(i, t) * B(t, j),
- *   A(i, t) = at[aoff[t] + i],  B(t, j) = src[toff[t] + coff[j]].
+ *   S_ij = the ordered sum (contract §2) over the class's terms t of
+ *          A(i, term[t]) * src[toff[t] + coff[j]].
  *
  * The caller lists only present terms (padding is absent, not zero), so
- * every (t, j) pair addresses a real element of src; aoff lets a border class
- * use its rows of the full weight matrix in place. Columns are independent:
- * the thread split and the column chunks change who computes a column, never
- * its operations (each column is one gemm column, through the gemm engine's
- * micro-kernels). It serves the pairwise order; the sequential order has
- * its own implicit gemm, rb_conv_seq below. rb_conv2d & co. build the
- * operands of both. Return 0, -1 for a bad dtype/order/isa/size, -2 when
- * memory runs out, RB_STOPPED when stopped (thread.h).
+ * every (t, j) pair addresses a real element of src, read in place (no im2col
+ * buffer). Columns are independent: the thread split and the tiles change who
+ * computes a column, never its operations. Return 0, -1 for a bad
+ * dtype/isa/size or term list, -2 when memory runs out, RB_STOPPED when
+ * stopped (thread.h).
  */
 #ifndef RB_CONV_H
 #define RB_CONV_H
@@ -22,12 +19,7 @@
 
 #include "level1.h"
 
-int rb_gather_gemm(int dtype, int order, rb_context cfg, int64_t rows, int64_t terms,
-                   int64_t cols, const void *at, const int64_t *aoff, const void *src,
-                   const int64_t *toff, const int64_t *coff, void *dst, const int64_t *doff,
-                   int64_t drow, const void *bias);
-
-/* One class of outputs for rb_conv_seq: the same present terms for every
+/* One class of outputs for rb_conv_seq / rb_conv_pw: the same present terms for every
  * column. Term t is term[t] of A's terms (strictly ascending: the contract's order) and
  * reads src[toff[t] + coff[j]] for column j, whose results go to
  * dst[doff[j] + i*drow]. */
@@ -41,14 +33,23 @@ typedef struct {
  * chain over the class's terms of A(i, term[t]) * src[toff[t] + coff[j]]
  * (⊕ bias[i] when bias != NULL; no terms: +0), for rows i < rows, where
  * A(i, u) = a[i*a_rs + (u / tin)*t_os + u % tin] for u < terms (the weights
- * in place: runs of tin contiguous terms). Same returns as rb_gather_gemm. */
+ * in place: runs of tin contiguous terms). */
 int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const void *a,
                 int64_t a_rs, int64_t tin, int64_t t_os, int64_t nclasses,
                 const rb_conv_class *cls, const void *src, void *dst, int64_t drow,
                 const void *bias);
 
+/* The pairwise order for all classes at once, with rb_conv_seq's operands:
+ * each output is the tree of docs/contract.md §2 over its class's present
+ * terms (⊕ bias[i] when bias != NULL; no terms: +0), B read from src in place
+ * (conv_pw.c). */
+int rb_conv_pw(int dtype, rb_context cfg, int64_t rows, int64_t terms, const void *a,
+               int64_t a_rs, int64_t tin, int64_t t_os, int64_t nclasses,
+               const rb_conv_class *cls, const void *src, void *dst, int64_t drow,
+               const void *bias);
+
 /* dst[b][j][i] = src[b][i][j] for `batch` contiguous rows x cols matrices
- * (the weights' layouts of the gather gemms). */
+ * (grad_weight's tap-major results to (k, c', r, s)). */
 void rb_conv_transpose(int dtype, int64_t batch, int64_t rows, int64_t cols, const void *src,
                        void *dst);
 
@@ -69,7 +70,7 @@ typedef struct {
 int rb_conv_shape_ok(const rb_conv_shape *g);
 
 /* The four routines of contract §3 on contiguous arrays (bias may be NULL): the
- * planning into gather gemms (conv_driver.c) that the Python layer and the C
+ * planning into implicit gemms (conv_driver.c) that the Python layer and the C
  * ABI share. Return 0, -1 for a bad dtype/order/isa/shape, -2 out of memory,
  * RB_STOPPED when stopped (thread.h; the output partly written). */
 int rb_conv2d(int dtype, int order, rb_context cfg, const rb_conv_shape *g, const void *x,

@@ -29,11 +29,24 @@ typedef void (*rb_conv_pack_fn)(int64_t terms, int64_t nrows, const void *a, int
 typedef void (*rb_conv_store_fn)(int64_t n, const int64_t *coff, const int64_t *doff,
                                  const void *ws, int64_t nrows, const void *bias, void *dst,
                                  int64_t drow);
+/* Implicit-gemm micro-kernel of the pairwise order: the perfect tree
+ * (docs/contract.md §2) over nt = 2^q terms of each element of the MR x nc
+ * tiles of mp panels (mp 1, or 2 with nc <= pw_nr2), A(r, t) = ap[m*pstride +
+ * aidx[t] + r] for panel m (packed as for the tile kernel), B(t, j) =
+ * src[toff[t] + co[j]]; out[m*ustride + j*MR + r] = the tree, or left[...] ⊕
+ * the tree when left != NULL (the sibling subtree just before these terms).
+ * Columns past nc are not written. */
+typedef void (*rb_conv_pw_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,
+                              const void *ap, int64_t pstride, const void *src,
+                              const int64_t *co, int nc, int mp, const void *left, void *out,
+                              int64_t ustride);
 typedef struct {
   rb_conv_tile_fn tile_f32, tile_f64;
   rb_conv_pack_fn pack_f32, pack_f64;
   rb_conv_store_fn store_f32, store_f64;
   int mr_f32, mr_f64, nr; /* tile rows per dtype, most columns */
+  rb_conv_pw_fn pw_f32, pw_f64; /* rows: mr_f32 / mr_f64 (the same packed panels) */
+  int pw_nr, pw_nr2; /* most columns of the pairwise kernel: one panel, two (0: one only) */
 } rb_conv_kernels;
 
 extern const rb_conv_kernels rb_conv_scalar, rb_conv_avx2, rb_conv_avx512;

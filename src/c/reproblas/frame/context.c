@@ -32,7 +32,7 @@
 #define RB_TRSM_DEFAULT_NB 256
 
 /* Convolution: one thread below 2^20 multiply-adds; the block sizes are
- * chosen by size (conv_gather.c, conv_seq.c) unless set. */
+ * chosen by size (conv_seq.c, conv_pw.c) unless set. */
 #define RB_CONV_DEFAULT_MIN_WORK ((int64_t)1 << 20)
 
 rb_context rb_context_default(int isa, int threads) {

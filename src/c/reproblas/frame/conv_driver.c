@@ -1,14 +1,15 @@
 /* conv2d and its three gradients (contract §3 "Convolution") on contiguous NCHW
- * arrays: the planning that reduces each to gather gemms (conv.h) or gemms
- * (level3.h). Shared by the Python extension and the C ABI.
+ * arrays: the planning that reduces each to the implicit gemms of conv.h
+ * (rb_conv_seq, rb_conv_pw) or gemms (level3.h). Shared by the Python
+ * extension and the C ABI.
  *
  * Padding positions are absent terms, not zeros, so outputs whose windows are
  * cut by the border cannot share one im2col matrix with the others. Along each
  * spatial axis the output positions are grouped into *classes* with the same
  * set of present kernel taps (for a 3x3 kernel with padding 1: first row,
  * interior rows, last row); each pair of a row class and a column class is one
- * gather gemm whose term list holds exactly the present terms, in the contract's
- * order. Within a class the source index separates as base[position] +
+ * class of the implicit gemm, whose term list holds exactly the present terms,
+ * in the contract's order. Within a class the source index separates as base[position] +
  * delta[tap] (delta linear in the tap's rank), which is what makes the
  * offsets toff[t] + coff[j].
  */
@@ -175,36 +176,6 @@ static offsets class_deltas(const conv_axis *ax, const conv_class *cl) {
 static offsets class_pos(const conv_class *cl) { return (offsets){cl->pos, 0, 0, cl->npos}; }
 static offsets class_base(const conv_class *cl) { return (offsets){cl->base, 0, 0, cl->npos}; }
 
-/* The pairwise order, one gather gemm per class: its A, the weights as
- * (src channel, r, s, dst channel), terms x rows per group (a class's taps
- * are a block of it), through a row-offset table. */
-static int pairwise_classes(int dtype, rb_context cfg, const rb_conv_shape *g, int transposed,
-                            int64_t npairs, const rb_conv_class *cls, const void *w,
-                            const void *src, const void *bias, void *dst) {
-  const int64_t cg = g->c / g->groups, kg = g->k / g->groups, rs = g->r * g->s;
-  const int64_t src_cg = transposed ? kg : cg, rows = transposed ? cg : kg, full = src_cg * rs;
-  const int64_t sg = src_cg * (transposed ? g->p * g->q : g->h * g->w),
-                dg = rows * (transposed ? g->h * g->w : g->p * g->q), size = conv_size(dtype);
-  char *wt = rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)(g->k * cg * rs * size + full * 8 + 1));
-  if (!wt) return -2;
-  int64_t *aoff = (int64_t *)(wt + g->k * cg * rs * size);
-  if (transposed) /* A(c', (k, r, s)) as (k, r, s, c') */
-    rb_conv_transpose(dtype, g->k, cg, rs, w, wt);
-  else /* A(k, (c', r, s)) as (c', r, s, k) */
-    rb_conv_transpose(dtype, g->groups, kg, cg * rs, w, wt);
-  int rc = 0;
-  for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi)
-    for (int64_t c = 0; c < npairs && rc == 0; ++c) {
-      for (int64_t t = 0; t < cls[c].nterms; ++t) aoff[t] = cls[c].term[t] * rows;
-      rc = rb_gather_gemm(dtype, RB_PAIRWISE, cfg, rows, cls[c].nterms, cls[c].ncols,
-                          wt + gi * rows * full * size, aoff, (const char *)src + gi * sg * size,
-                          cls[c].toff, cls[c].coff, (char *)dst + gi * dg * size, cls[c].doff,
-                          dg / rows, bias ? (const char *)bias + gi * rows * size : NULL);
-    }
-  rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
-  return rc;
-}
-
 /* The term tables of a batch of class pairs (row class, column class) take
  * at most this many int64 (at least one pair): with a kernel as large as the
  * image every position is a class of its own, and the tables of all pairs
@@ -245,7 +216,7 @@ static int64_t batch_end(const conv_gather *q, const conv_axis *ay, const conv_a
   return e1;
 }
 
-/* The gather gemms of the class pairs [e0, e1): their terms (rows of wt),
+/* The class pairs [e0, e1) as classes of the implicit gemm: their terms,
  * the terms' source offsets, and the columns' source and destination
  * offsets, in buf (room for the batch's ints). */
 static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t e0,
@@ -272,20 +243,17 @@ static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_ax
     cl->coff = coff;
     cl->doff = doff;
   }
-  /* sequential: A in place in w, per group: forward A(k, (c', r, s)) is row k
-   * of w; transposed A(c', (k, r, s)) = w[k, c', r, s], runs of R*S terms */
+  /* A in place in w, per group: forward A(k, (c', r, s)) is row k of w;
+   * transposed A(c', (k, r, s)) = w[k, c', r, s], runs of R*S terms */
   const int64_t rs = kr * ks, full = q->src_cg * rs, a_rs = q->transposed ? rs : full,
                 tin = q->transposed ? rs : full;
   int rc = 0;
-  for (int64_t gi = 0; gi < g->groups && rc == 0 && q->order == RB_SEQUENTIAL; ++gi)
-    rc = rb_conv_seq(q->dtype, q->cfg, q->rows, full,
+  for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi)
+    rc = (q->order == RB_PAIRWISE ? rb_conv_pw : rb_conv_seq)(q->dtype, q->cfg, q->rows, full,
                      (const char *)q->w + gi * q->rows * full * size, a_rs, tin, q->rows * rs,
                      npairs, cls, (const char *)q->src + gi * q->src_cg * q->sh * q->sw * size,
                      (char *)q->dst + gi * q->rows * q->dh * q->dw * size, q->dh * q->dw,
                      q->bias ? (const char *)q->bias + gi * q->rows * size : NULL);
-  if (rc == 0 && q->order == RB_PAIRWISE)
-    rc = pairwise_classes(q->dtype, q->cfg, g, q->transposed, npairs, cls, q->w, q->src, q->bias,
-                          q->dst);
   free(cls);
   return rc;
 }
@@ -416,15 +384,16 @@ static int64_t tap_batch_end(const rb_conv_shape *g, int64_t e0, int64_t cg, int
   return e1;
 }
 
-/* The sequential grad_weight as rb_conv_seq's implicit gemm: A = grad_y, k
- * rows by all (n, p, q) terms, packed once for every tap; tap (r, s) is a
- * class of cg columns (c') whose terms are its present (n, p, q), reading
+/* grad_weight as an implicit gemm (rb_conv_seq, or rb_conv_pw for the
+ * pairwise order): A = grad_y, k rows by all (n, p, q) terms, packed once for
+ * every tap; tap (r, s) is a class of cg columns (c') whose terms are its
+ * present (n, p, q), reading
  * x[n, c', h, v] in place. (Per-tap gemms of gathered operands packed both
  * once per tap: at 64 channels that cost as much as the multiply-adds.) Taps
  * are planned in batches of at most CONV_BATCH_INTS table ints; each output
  * belongs to one tap, so batching changes no result. */
-static int grad_weight_seq(int dtype, rb_context cfg, const rb_conv_shape *g, const void *x,
-                           const void *grad_y, void *grad_w) {
+static int grad_weight_implicit(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
+                                const void *x, const void *grad_y, void *grad_w) {
   const int64_t cg = g->c / g->groups, kg = g->k / g->groups, size = conv_size(dtype);
   const int64_t hw = g->h * g->w, pq = g->p * g->q, rs = g->r * g->s;
   const int64_t cap = cfg.conv_batch ? cfg.conv_batch : CONV_BATCH_INTS;
@@ -471,9 +440,10 @@ static int grad_weight_seq(int dtype, rb_context cfg, const rb_conv_shape *g, co
       cls[e - e0] = (rb_conv_class){t, cg, term, toff, coff, doff};
     }
     for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi)
-      rc = rb_conv_seq(dtype, cfg, kg, g->n * pq, (const char *)grad_y + gi * kg * pq * size, pq,
-                       pq, g->k * pq, e1 - e0, cls, (const char *)x + gi * cg * hw * size,
-                       tmp + gi * kg * cg * rs * size, cg * rs, NULL);
+      rc = (order == RB_PAIRWISE ? rb_conv_pw : rb_conv_seq)(
+          dtype, cfg, kg, g->n * pq, (const char *)grad_y + gi * kg * pq * size, pq, pq,
+          g->k * pq, e1 - e0, cls, (const char *)x + gi * cg * hw * size,
+          tmp + gi * kg * cg * rs * size, cg * rs, NULL);
   }
   if (tmp != grad_w) {
     if (rc == 0) rb_conv_transpose(dtype, g->k, rs, cg, tmp, grad_w);
@@ -485,18 +455,19 @@ static int grad_weight_seq(int dtype, rb_context cfg, const rb_conv_shape *g, co
 }
 
 /* gw[k, c', r, s] over the terms (n, p, q) of grad_y (k rows) and x (c'
- * rows). Sequential: grad_weight_seq. Pairwise (and depthwise sequential): per
- * tap (r, s) and group, a gemm of both operands gathered to contiguous rows. */
+ * rows): grad_weight_implicit; depthwise: per tap (r, s) and group, a gemm
+ * of both operands gathered to contiguous rows. */
 int rb_conv2d_grad_weight(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                           const void *x, const void *grad_y, void *grad_w) {
   if (!conv_args_ok(dtype, order, g)) return -1;
   const int64_t cg = g->c / g->groups, kg = g->k / g->groups, size = conv_size(dtype);
   if (g->k == 0 || cg == 0 || g->r == 0 || g->s == 0) return 0;
   /* Fewer than 4 outputs per tap and group (depthwise): the per-group setup
-   * of rb_conv_seq and its mostly empty row panels cost more than the gathers
-   * (1 x 1 channels per group: 2.5x slower), and the per-tap gemms are dot products. */
-  if (order == RB_SEQUENTIAL && kg * cg >= 4)
-    return grad_weight_seq(dtype, rb_context_fix(cfg), g, x, grad_y, grad_w);
+   * of the implicit gemms and their mostly empty row panels cost more than
+   * the gathers (1 x 1 channels per group: 2.5x slower), and the per-tap gemms
+   * are dot products. */
+  if (kg * cg >= 4)
+    return grad_weight_implicit(dtype, order, rb_context_fix(cfg), g, x, grad_y, grad_w);
   const int64_t hw = g->h * g->w, pq = g->p * g->q;
   char *a = rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)((kg + cg) * g->n * pq * size + 1));
   if (!a) return -2;

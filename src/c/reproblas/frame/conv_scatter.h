@@ -1,5 +1,5 @@
 /* The scatter of a tile of results to NCHW (with the bias added), shared by
- * the two convolution engines (conv_gather.c, conv_seq.c). */
+ * the two convolution engines (conv_seq.c, conv_pw.c). */
 #ifndef RB_CONV_SCATTER_H
 #define RB_CONV_SCATTER_H
 

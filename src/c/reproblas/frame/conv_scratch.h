@@ -1,16 +1,14 @@
 /* Per-thread buffers of the convolution drivers (conv_gather.c), reused by the
- * thread's next calls: a fresh multi-megabyte malloc per call or per class is
- * mapped again and costs its page faults every time. Separate slots for the
- * buffers that are alive together; the gemm frame has its own (rb_l3_scratch). */
+ * thread's next calls: a fresh multi-megabyte malloc per call is mapped again
+ * and costs its page faults every time. Separate slots for the buffers that
+ * are alive together; the gemm frame has its own (rb_l3_scratch). */
 #ifndef RB_CONV_SCRATCH_H
 #define RB_CONV_SCRATCH_H
 
 #include <stddef.h>
 
 enum {
-  RB_CONV_SCRATCH_CALL,  /* the driver's operands (transposed weights, gathered terms) */
-  RB_CONV_SCRATCH_CLASS, /* rb_gather_gemm's compacted rows of A */
-  RB_CONV_SCRATCH_PART,  /* a thread part's gathered columns and tile */
+  RB_CONV_SCRATCH_CALL, /* the driver's operands (gathered terms, tap-major grad_weight) */
   RB_CONV_SCRATCH_SLOTS
 };
 

@@ -1,5 +1,7 @@
 /* AVX-512 path of the convolution kernels: 2W rows x 12 columns per register
- * tile, as the gemm micro-kernel. Called only on CPUs with AVX-512 F/DQ/BW/VL. */
+ * tile, as the gemm micro-kernel; pairwise 2W x 8, or 2W x 4 of two panels at
+ * once (16 sums in registers either way). Called only on CPUs with AVX-512
+ * F/DQ/BW/VL. */
 #include "conv_kernels.h"
 #include "level1.h"
 #if defined(__x86_64__)
@@ -7,6 +9,9 @@
 #define RB_ISA_SUFFIX avx512
 #include "lanes/avx512.h"
 #define RB_CD_MV 2
+#define RB_CP_MV RB_CD_MV
+#define RB_CP_NR 8
+#define RB_CP_NR2 4
 #define RB_CD_NR 12
 
 #include "type_f32.h"
@@ -19,6 +24,7 @@
 
 const rb_conv_kernels rb_conv_avx512 = {conv_tile_f32, conv_tile_f64, conv_pack_f32,
                                     conv_pack_f64, conv_store_f32, conv_store_f64, RB_CD_MV * V32_W, RB_CD_MV * V64_W,
-                                    RB_CD_NR};
+                                    RB_CD_NR, conv_pw_f32, conv_pw_f64, RB_CP_NR,
+                                    RB_CP_NR2};
 #endif
 
