@@ -19,6 +19,7 @@ cdef extern from "fp_env.h":
     ctypedef int cr_fenv_t  # the header's type
     cr_fenv_t cr_fenv_enter() nogil
     void cr_fenv_leave(cr_fenv_t saved) nogil
+    float cr_round_f32(double v) nogil
 
 cdef extern from "isa.h":
     enum: CR_ISA_COUNT
@@ -266,11 +267,8 @@ def scalar_array(double value, cnp.dtype dtype):
     nearest, no FTZ, whatever the caller set), for the scalar arguments of the C calls."""
     cdef cnp.npy_intp one = 1
     cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, &one, dtype.type_num, 0)
-    cdef cr_fenv_t saved
     if dtype.type_num == cnp.NPY_FLOAT32:
-        saved = cr_fenv_enter()
-        (<float *>cnp.PyArray_DATA(out))[0] = <float>value
-        cr_fenv_leave(saved)
+        (<float *>cnp.PyArray_DATA(out))[0] = cr_round_f32(value)
     else:
         (<double *>cnp.PyArray_DATA(out))[0] = value
     return out
@@ -615,12 +613,9 @@ cdef int _small_scales(int typenum, double al, _small_scales_t *s, const void **
                        const void **pbe):
     """alpha in the call's dtype (float32: rounded in the library's FP environment, as
     scalar_array) and beta 0, in s; returns the dtype code."""
-    cdef cr_fenv_t saved
     s.al64, s.zero64, s.al32, s.zero32 = al, 0, 0, 0
     if typenum == cnp.NPY_FLOAT32:
-        saved = cr_fenv_enter()
-        s.al32 = <float>al
-        cr_fenv_leave(saved)
+        s.al32 = cr_round_f32(al)
         pal[0], pbe[0] = &s.al32, &s.zero32
         return RB_F32
     pal[0], pbe[0] = &s.al64, &s.zero64
@@ -1145,6 +1140,9 @@ cdef extern from "nn.h":
                                   const float *w, const float *g, const float *stats,
                                   float *dx, float *dw, float *db, int64_t planes,
                                   int64_t channels, int64_t plane) nogil
+    int rb_nn_batch_norm_running(const rb_context *cfg, const float *mu, const float *s,
+                                 int64_t channels, double keep, double momentum, double nm1,
+                                 float *rm, float *rv) nogil
     int rb_nn_batch_norm_eval(const rb_context *cfg, const float *x, const float *rm,
                               const float *rv, const float *w, const float *b, double eps,
                               float *y, int64_t planes, int64_t channels, int64_t plane) nogil
@@ -1245,14 +1243,6 @@ def nn_norm_backward(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w,
     return _nn_rc(rc, "nn_norm_backward")
 
 
-cdef float _f32(double v) noexcept:
-    """v rounded to float32 in the library's floating-point environment."""
-    cdef cr_fenv_t saved = cr_fenv_enter()
-    cdef float r = <float>v
-    cr_fenv_leave(saved)
-    return r
-
-
 def nn_sgd(double lr, double wd, double mu, double damp1, bint maximize, bint nesterov,
            bint first, cnp.ndarray p not None, cnp.ndarray grad not None, cnp.ndarray buf,
            int isa, int threads):
@@ -1261,7 +1251,8 @@ def nn_sgd(double lr, double wd, double mu, double damp1, bint maximize, bint ne
     cdef rb_context cbuf
     cdef const rb_context *cfg = _context(isa, threads, &cbuf)
     cdef rb_nn_sgd_args a
-    a.lr, a.wd, a.mu, a.damp1 = _f32(lr), _f32(wd), _f32(mu), _f32(damp1)
+    a.lr, a.wd, a.mu, a.damp1 = (cr_round_f32(lr), cr_round_f32(wd), cr_round_f32(mu),
+                                 cr_round_f32(damp1))
     a.maximize, a.has_wd, a.nesterov, a.first = maximize, wd != 0, nesterov, first
     a.has_damp = damp1 != 1
     cdef float *pp = <float *>cnp.PyArray_DATA(p)
@@ -1283,8 +1274,10 @@ def nn_adam(double decay, double wd, double b1, double one_b1, double b2, double
     cdef rb_context cbuf
     cdef const rb_context *cfg = _context(isa, threads, &cbuf)
     cdef rb_nn_adam_args a
-    a.decay, a.wd, a.b1, a.one_b1 = _f32(decay), _f32(wd), _f32(b1), _f32(one_b1)
-    a.b2, a.one_b2, a.c2, a.eps, a.s = _f32(b2), _f32(one_b2), _f32(c2), _f32(eps), _f32(s)
+    a.decay, a.wd, a.b1, a.one_b1 = (cr_round_f32(decay), cr_round_f32(wd), cr_round_f32(b1),
+                                     cr_round_f32(one_b1))
+    a.b2, a.one_b2, a.c2 = cr_round_f32(b2), cr_round_f32(one_b2), cr_round_f32(c2)
+    a.eps, a.s = cr_round_f32(eps), cr_round_f32(s)
     a.maximize, a.decoupled, a.has_wd = maximize, decoupled, wd != 0
     cdef int64_t n = cnp.PyArray_SIZE(p)
     cdef float *pp = <float *>cnp.PyArray_DATA(p)
@@ -1313,6 +1306,20 @@ def nn_batch_norm(int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndarray 
     with nogil:
         rc = rb_nn_batch_norm(order, cfg, px, pw, pb, eps, py, ps, planes, channels, plane)
     return _nn_rc(rc, "nn_batch_norm")
+
+
+def nn_batch_norm_running(cnp.ndarray mu not None, cnp.ndarray s not None, double keep,
+                          double momentum, double nm1, cnp.ndarray rm, cnp.ndarray rv):
+    """The running statistics' update (nn.h) of the C-contiguous float32 rm, rv in place."""
+    cdef const float *pm = <const float *>cnp.PyArray_DATA(mu)
+    cdef const float *ps = <const float *>cnp.PyArray_DATA(s)
+    cdef float *prm = NULL if rm is None else <float *>cnp.PyArray_DATA(rm)
+    cdef float *prv = NULL if rv is None else <float *>cnp.PyArray_DATA(rv)
+    cdef int64_t c = cnp.PyArray_SIZE(mu)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_batch_norm_running(NULL, pm, ps, c, keep, momentum, nm1, prm, prv)
+    return _nn_rc(rc, "nn_batch_norm_running")
 
 
 def nn_batch_norm_eval(cnp.ndarray x not None, cnp.ndarray rm not None,

@@ -194,6 +194,23 @@ def test_scalar_arguments_same_bits_as_general_path(dtype, monkeypatch):
     assert ref.same_bits(fast, slow)
 
 
+def test_scalars_round_in_the_library_environment(monkeypatch):
+    """A float32 call's Python-float alpha is rounded to float32 to nearest whatever the
+    caller's rounding mode (0.1 rounds up to nearest and down toward zero), on the fast
+    path, the general path and through scalar_array."""
+    a, b, x = np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), np.ones(3, np.float32)
+    calls = [lambda: rb.gemm(0.1, a, b), lambda: rb.gemv(0.1, a, x),
+             lambda: rb.matmul(a, b) * np.float32(1), lambda: _core.scalar_array(0.1, np.dtype(np.float32))]
+    want = [c() for c in calls]
+    assert want[0][0, 0] == np.float32(0.1) * 3  # 0.1 rounded to nearest (up)
+    for i, call in enumerate(calls):
+        out = _core.call_with_mxcsr(0x1F80 | 0x6000, lambda: both_paths(monkeypatch, call))
+        if out is None:
+            pytest.skip("not x86: no MXCSR to set")
+        (fast, slow), _ = out
+        assert same_outcome(fast, want[i]) and same_outcome(slow, want[i]), i
+
+
 def test_threads_and_paths_agree(monkeypatch):
     """The fast path reads the environment knobs at every call, like the general one."""
     rng = np.random.default_rng(5)

@@ -213,10 +213,11 @@ def _inputs():
     g = adversarial(x.numel(), seed=15, scale=1e-36)  # subnormal products
     s = softmax_cases(16)
     gs = torch.randn(s.shape, generator=torch.Generator().manual_seed(17)) * 1e-36
-    return (x, x.abs(), g, s, gs, s * 1e-36, torch.full((67,), 1e-3), torch.full((67,), 1e-39))
+    return (x, x.abs(), g, s, gs, s * 1e-36, torch.full((67,), 1e-3), torch.full((67,), 1e-39),
+            s[0, 0, :64] * 1e-30, torch.tensor([1e-38, 3e-39, 2e-38, 1e-18]))
 
 
-def _kernel_results(x, xa, g, s, gs, tiny, w, b):
+def _kernel_results(x, xa, g, s, gs, tiny, w, b, p0, stats0):
     out = []
     for name in ACTIVATIONS:
         out += list(graph_and_grad(lambda t: _nn._activation(name, t), x, g))
@@ -231,6 +232,23 @@ def _kernel_results(x, xa, g, s, gs, tiny, w, b):
             xr = inp.clone().requires_grad_()
             y = fn(xr)
             out += [y] + list(torch.autograd.grad(y, [xr, wr], gs))
+    # batch norm (training with running statistics, evaluation) and the optimizer steps
+    xb, gb = tiny.reshape(7, 5, -1)[:, :4].contiguous(), gs.reshape(7, 5, -1)[:, :4]
+    wb, bb = w[:4].clone().requires_grad_(), b[:4].clone().requires_grad_()
+    rm, rv = stats0.clone(), stats0.flip(0)  # subnormal buffers and products
+    xr = xb.clone().requires_grad_()
+    y = rt.batch_norm(xr, rm, rv, wb, bb, training=True, momentum=0.3)
+    out += [y, rm, rv] + list(torch.autograd.grad(y, [xr, wb, bb], gb))
+    with torch.no_grad():
+        out.append(rt.batch_norm(xb, stats0, stats0.flip(0), wb, bb, training=False))
+    for opt_cls in (rt.SGD, rt.AdamW):
+        p = torch.nn.Parameter(p0.clone())
+        kw = dict(momentum=0.9, weight_decay=1e-3) if opt_cls is rt.SGD else {}
+        opt = opt_cls([p], lr=1e-3, **kw)
+        for gstep in (gs[0, 0, :64], gs[0, 1, :64]):
+            p.grad = gstep.clone()
+            opt.step()
+        out.append(p.detach().clone())
     return out
 
 

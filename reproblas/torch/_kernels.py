@@ -157,6 +157,20 @@ def batch_norm(order, x, weight, bias, eps):
     return y, stats
 
 
+def batch_norm_running(mu, s, running_mean, running_var, momentum, n):
+    """The running statistics' update in place from the kernel's mu and s (None: absent);
+    False (nothing done) where a buffer is not a float32 contiguous CPU tensor."""
+    buffers = [t for t in (running_mean, running_var) if t is not None]
+    if not usable(*buffers) or not all(t.is_contiguous() for t in buffers):
+        return False
+    _core.nn_batch_norm_running(_array(mu), _array(s), 1.0 - momentum, momentum, n - 1.0,
+                                None if running_mean is None else _inplace(running_mean),
+                                None if running_var is None else _inplace(running_var))
+    for t in buffers:
+        increment_version(t)  # as copy_ would
+    return True
+
+
 def batch_norm_eval(x, running_mean, running_var, weight, bias, eps):
     """Batch norm in evaluation of x (N, C, ...) with the running statistics (no graph)."""
     a, planes, channels, plane = _channels(x)

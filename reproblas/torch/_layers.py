@@ -118,7 +118,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if n <= 1:
             raise ValueError(f"reproblas.torch.batch_norm: training needs more than one value "
                              f"per channel, got input shape {tuple(input.shape)}")
-        if K.usable(input, weight, bias) and input.numel() > 0:
+        kernel = K.usable(input, weight, bias) and input.numel() > 0
+        if kernel:
             y, mu, s = run(_BatchNormTrain, input, weight, bias, dims, n, eps, order)
             weight = bias = None  # applied by the kernel
         else:
@@ -126,7 +127,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             d = input - expand(mu, input.shape, order)
             s = rsum(d * d, dims, True, order)
             y = d * expand(E.rsqrt(s / n + eps), input.shape, order)
-        if running_mean is not None or running_var is not None:
+        buffers = running_mean is not None or running_var is not None
+        if buffers and not (kernel and K.batch_norm_running(mu, s, running_mean, running_var,
+                                                            momentum, n)):
             with torch.no_grad():
                 keep = 1.0 - momentum
                 if running_mean is not None:

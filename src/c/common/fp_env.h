@@ -32,4 +32,23 @@ static inline cr_fenv_t cr_fenv_enter(void) {
 static inline void cr_fenv_leave(cr_fenv_t saved) { fesetenv(&saved); }
 #endif
 
+/* An empty asm that "changes" v: the compiler must compute v before it and may not move
+ * arithmetic on v across it. The environment switch is invisible to the optimiser, which
+ * would otherwise be free to move a lone conversion out of the bracket (to its use). */
+#if defined(__GNUC__)
+#define CR_FP_PIN(v) __asm__ volatile("" : "+m"(v))
+#else
+#define CR_FP_PIN(v) ((void)0)
+#endif
+
+/* v rounded to float32 inside the library's environment (to nearest, no FTZ). */
+static inline float cr_round_f32(double v) {
+  cr_fenv_t saved = cr_fenv_enter();
+  CR_FP_PIN(v);
+  float r = (float)v;
+  CR_FP_PIN(r);
+  cr_fenv_leave(saved);
+  return r;
+}
+
 #endif /* CR_FP_ENV_H */

@@ -74,6 +74,13 @@ int rb_nn_batch_norm_backward(int order, const rb_context *cfg, const float *x, 
                               const float *g, const float *stats, float *dx, float *dw,
                               float *db, int64_t planes, int64_t channels, int64_t plane);
 
+/* Training batch norm's running statistics, in place (rm or rv NULL: not updated), from
+ * the forward's mu and s = Σ (d ⊗ d) per channel, the doubles rounded to float32 once:
+ * rm = (rm ⊗ keep) ⊕ (mu ⊗ momentum), rv = (rv ⊗ keep) ⊕ ((s ⊘ nm1) ⊗ momentum). */
+int rb_nn_batch_norm_running(const rb_context *cfg, const float *mu, const float *s,
+                             int64_t channels, double keep, double momentum, double nm1,
+                             float *rm, float *rv);
+
 /* Batch norm in evaluation (x as rb_nn_batch_norm's): r = rsqrt(rv[c] ⊕ eps), then
  * y = ((x ⊖ rm[c]) ⊗ r) ⊗ w[c] ⊕ b[c] (w, b NULL: absent), each element on its own. */
 int rb_nn_batch_norm_eval(const rb_context *cfg, const float *x, const float *rm, const float *rv,

@@ -416,9 +416,7 @@ int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const 
   j->stats = stats;
   j->rows = rows;
   j->n = n;
-  cr_fenv_t saved = cr_fenv_enter();
-  j->eps = (float)eps; /* rounded in the library's environment (docs/contract.md §0.3) */
-  cr_fenv_leave(saved);
+  j->eps = cr_round_f32(eps); /* in the library's environment (docs/contract.md §0.3) */
   const int rc = rows_run(j, cfg, rows * n);
   free(j);
   return rc;
@@ -476,9 +474,7 @@ int rb_nn_batch_norm(int order, const rb_context *cfg, const float *x, const flo
   j->rb = b;
   j->out = y;
   j->stats = stats;
-  cr_fenv_t saved = cr_fenv_enter();
-  j->eps = (float)eps; /* rounded in the library's environment (docs/contract.md §0.3) */
-  cr_fenv_leave(saved);
+  j->eps = cr_round_f32(eps); /* in the library's environment (docs/contract.md §0.3) */
   return bn_run(j, cfg, planes, channels, plane);
 }
 
@@ -537,7 +533,7 @@ int rb_nn_batch_norm_eval(const rb_context *cfg, const float *x, const float *rm
   bn_eval_job j = {.k = tables[cfg->isa], .x = x, .rm = rm, .r = r, .w = w, .b = b, .y = y,
                    .channels = channels, .plane = plane, .planes = planes};
   cr_fenv_t saved = cr_fenv_enter();
-  const float e = (float)eps; /* rounded in the library's environment (§0.3) */
+  const float e = cr_round_f32(eps); /* in the library's environment (§0.3) */
   for (int64_t c = 0; c < channels; ++c) r[c] = rv[c] + e;
   cr.f[CR_FN_ID_rsqrt](r, r, (size_t)channels);
   const int parts = rb_part_count(planes * channels * plane, cx->min_per_thread, cx->threads,
@@ -545,5 +541,20 @@ int rb_nn_batch_norm_eval(const rb_context *cfg, const float *x, const float *rm
   rb_parallel(parts, bn_eval_part, &j);
   cr_fenv_leave(saved);
   free(r);
+  return 0;
+}
+
+int rb_nn_batch_norm_running(const rb_context *cfg, const float *mu, const float *s,
+                             int64_t channels, double keep, double momentum, double nm1,
+                             float *rm, float *rv) {
+  (void)cfg; /* a few values: one thread, no path-specific code */
+  if (mu == NULL || s == NULL || channels < 0) return -1;
+  const float k = cr_round_f32(keep), m = cr_round_f32(momentum), d = cr_round_f32(nm1);
+  cr_fenv_t saved = cr_fenv_enter();
+  for (int64_t c = 0; c < channels; ++c) {
+    if (rm) rm[c] = rm[c] * k + mu[c] * m;
+    if (rv) rv[c] = rv[c] * k + (s[c] / d) * m;
+  }
+  cr_fenv_leave(saved);
   return 0;
 }
