@@ -152,36 +152,51 @@ def test_attention_is_its_graph(order):
 
 
 @pytest.mark.parametrize("order", ORDERS)
-def test_attention_without_graph_is_the_graph(order):
-    """With no graph recorded (no_grad, or no input wanting a gradient) attention skips the
-    autograd layer: the same bits as the recorded graph, for every kind of mask, and the
-    broadcast shapes it does not take go through the graph."""
+def test_attention_kernel_path_is_the_graph(order):
+    """Attention on operands of one batch shape skips the composition's autograd nodes: its
+    output and first-order gradients (q, k, v) have the bits of the composed graph, for
+    every kind of mask, without a graph (no_grad) too, and a graph-building backward agrees;
+    a broadcast key batch goes through the graph."""
+    from reproblas.torch import _layers
     q, k, v = data(2, 3, 5, 8, seed=19), data(2, 3, 7, 8, seed=20), data(2, 3, 7, 8, seed=21)
     q[0, 0, 0, :3] = torch.tensor([math.inf, math.nan, -0.0])
+    g = data(2, 3, 7, 8, seed=25)
     bool_mask = data(5, 7, seed=22) > 0
     bool_mask[:, 0] = True
     cases = [dict(), dict(is_causal=True), dict(attn_mask=bool_mask),
              dict(attn_mask=data(2, 1, 5, 7, seed=23)), dict(attn_mask=bool_mask, scale=0.3)]
-    for kw in cases:
-        qr = q.clone().requires_grad_()
-        graph = rt.scaled_dot_product_attention(qr, k, v, order=order, **kw)
-        assert graph.grad_fn is not None
-        with torch.no_grad():
-            fast = rt.scaled_dot_product_attention(q, k, v, order=order, **kw)
-        assert bits_equal(fast, graph.detach()), kw
-        assert bits_equal(rt.scaled_dot_product_attention(q, k, v, order=order, **kw), fast), kw
-    # heads cut from one projection: strided views, read in place
-    qkv = data(2, 7, 3, 3, 8, seed=24).permute(2, 0, 3, 1, 4)
-    with torch.no_grad():
-        fast = rt.scaled_dot_product_attention(*qkv, is_causal=True, order=order)
-    graph = rt.scaled_dot_product_attention(qkv[0].clone().requires_grad_(), qkv[1], qkv[2],
-                                            is_causal=True, order=order)
-    assert bits_equal(fast, graph.detach())
+    qkv = data(2, 7, 3, 3, 8, seed=24).permute(2, 0, 3, 1, 4)  # heads cut from one projection
+    for operands in ((q, k, v), (qkv[0], qkv[1], qkv[2])):
+        gg = g[:, :, :operands[0].shape[2]]
+        for kw in cases:
+            if operands[0].shape[2] != 5 and "attn_mask" in kw:
+                continue
+            full = dict(attn_mask=None, is_causal=False, scale=1 / math.sqrt(8))
+            full.update(kw)
+            results = []
+            for fn in (lambda *t: rt.scaled_dot_product_attention(*t, order=order, **kw),
+                       lambda *t: _layers._attention_graph(*t, order=order, **full)):
+                ins = [t.clone().requires_grad_() for t in operands]
+                out = fn(*ins)
+                results.append([out, *torch.autograd.grad(out, ins, gg)])
+            assert type(results[0][0].grad_fn).__name__ == "_AttentionBackward", kw
+            for a, b in zip(*results):
+                assert bits_equal(a, b.detach()), kw
+            with torch.no_grad():
+                assert bits_equal(rt.scaled_dot_product_attention(*operands, order=order, **kw),
+                                  results[1][0].detach())
+            ins = [t.clone().requires_grad_() for t in operands]
+            out = rt.scaled_dot_product_attention(*ins, order=order, **kw)
+            graph = torch.autograd.grad(out, ins, gg, create_graph=True)
+            assert all(t.grad_fn is not None for t in graph)
+            for a, b in zip(graph, results[0][1:]):
+                assert bits_equal(a.detach(), b)
     # a key/value batch broadcast over the query's heads: through the graph, same values
     with torch.no_grad():
         got = rt.scaled_dot_product_attention(q, k[:, :1], v[:, :1], order=order)
     assert bits_equal(got, rt.scaled_dot_product_attention(q, k[:, :1].expand(2, 3, 7, 8),
-                                                     v[:, :1].expand(2, 3, 7, 8), order=order))
+                                                           v[:, :1].expand(2, 3, 7, 8),
+                                                           order=order))
 
 
 def test_attention_rows_ignore_padding_and_batch():

@@ -336,62 +336,30 @@ def dropout(input, p=0.5, training=True, *, seed, offset=0):
 
 # ---- attention ----
 
-def _attention_no_graph(query, key, value, attn_mask, is_causal, scale, order):
-    """The graph of scaled_dot_product_attention below when none is recorded, for q, k, v of
-    one batch shape: the same operations without the autograd layer (each product the
-    core's batched call on the tensors' memory, PyTorch's broadcasting for the mask). None
-    where it does not apply."""
+def _attention_fits(query, key, value, attn_mask):
+    """Whether _Attention takes these: float32 q, k, v of one batch shape (no broadcast, no
+    empty axis) and a mask that is absent, boolean, or a float32 tensor without a gradient,
+    broadcasting to the scores without growing them."""
     if (not K.usable(query, key, value) or query.ndim < 3 or key.shape[:-2] != query.shape[:-2]
             or value.shape[:-2] != query.shape[:-2] or key.shape[-1] != query.shape[-1]
-            or value.shape[-2] != key.shape[-2]):
-        return None
-    q, k, v = K.view(query), K.view(key), K.view(value)
-    s = _core.matmul_plain(order, q, k.swapaxes(-1, -2))
-    if s is None:
-        return None
-    s = torch.from_numpy(s) * E._const(scale, query)
-    if is_causal:
-        attn_mask = torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool).tril()
-    if attn_mask is not None:
-        if not isinstance(attn_mask, torch.Tensor) or (
-                attn_mask.dtype != torch.bool and not K.usable(attn_mask)):
-            return None
-        try:
-            shape = broadcast_shapes(s.shape, attn_mask.shape)
-        except RuntimeError:
-            return None
-        if shape != s.shape:
-            return None
-        s = s.masked_fill_(~attn_mask, -math.inf) if attn_mask.dtype == torch.bool \
-            else s + attn_mask  # masked_fill_: where's values, in place on the fresh s
-    p = K.rows("softmax", order, s, s.ndim - 1)
-    out = _core.matmul_plain(order, K.view(p), v)
-    return None if out is None else torch.from_numpy(out)
+            or value.shape[-2] != key.shape[-2] or 0 in query.shape or 0 in key.shape
+            or 0 in value.shape):
+        return False
+    if attn_mask is None:
+        return True
+    if not isinstance(attn_mask, torch.Tensor) or (attn_mask.dtype != torch.bool and (
+            not K.usable(attn_mask) or attn_mask.requires_grad)):
+        return False
+    scores = query.shape[:-1] + key.shape[-2:-1]
+    try:
+        return broadcast_shapes(scores, attn_mask.shape) == scores
+    except RuntimeError:
+        return False
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, *, order="sequential"):
-    """``softmax(q kᵀ ⊗ scale + mask) v`` with reproblas products and softmax
-    (docs/contract.md §5.7)."""
-    for name, t in (("query", query), ("key", key), ("value", value)):
-        array(t, name, "scaled_dot_product_attention", E.dtypes())
-        if t.ndim < 2:
-            raise ValueError(f"reproblas.torch.scaled_dot_product_attention: {name} must be "
-                             f"at least 2-D, got shape {tuple(t.shape)}")
-    _nn._same_dtype("scaled_dot_product_attention", query=query, key=key, value=value)
-    if dropout_p:
-        raise NotImplementedError("reproblas.torch.scaled_dot_product_attention: dropout_p "
-                                  "must be 0 (apply reproblas.torch.dropout explicitly)")
-    if is_causal and attn_mask is not None:
-        raise ValueError("reproblas.torch.scaled_dot_product_attention: give attn_mask or "
-                         "is_causal, not both")
-    e = query.shape[-1]
-    if scale is None:
-        scale = 1.0 / math.sqrt(e)
-    if not records(query, key, value, attn_mask):
-        out = _attention_no_graph(query, key, value, attn_mask, is_causal, scale, order)
-        if out is not None:
-            return out
+def _attention_graph(query, key, value, attn_mask, is_causal, scale, order):
+    """``softmax(q kᵀ ⊗ scale + mask) v`` composed of reproblas.torch operations: the graph
+    of docs/contract.md §5.7, differentiable to any order."""
     s = matmul(query, key.transpose(-2, -1), order=order) * E._const(scale, query)
     lq, lk = s.shape[-2], s.shape[-1]
     if is_causal:
@@ -414,6 +382,88 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             _nn._same_dtype("scaled_dot_product_attention", query=query, attn_mask=attn_mask)
             s = s + expand(attn_mask, shape, order)
     return matmul(_nn.softmax(s, -1, order=order), value, order=order)
+
+
+def _product(order, a, b):
+    """a @ b of two stacks of one batch shape (any non-negative strides), as a tensor."""
+    return torch.from_numpy(_core.matmul_plain(order, a, b))
+
+
+class _Attention(torch.autograd.Function):
+    """The graph of _attention_graph for the operands _attention_fits takes, without its
+    autograd nodes: each product the core's batched call on the tensors' memory, PyTorch's
+    broadcasting for the mask. Its first-order backward is that graph's, node by node (the
+    same products, softmax's backward kernel, where's and ⊗ scale's derivatives); a backward
+    that builds a graph goes through _attention_graph (the same bits)."""
+
+    @staticmethod
+    def forward(ctx, query, key, value, attn_mask, is_causal, scale, order):
+        q, k, v = K.view(query), K.view(key), K.view(value)
+        c = E._const(scale, query)
+        s = _product(order, q, k.swapaxes(-1, -2)) * c
+        mask = attn_mask
+        if is_causal:
+            mask = torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool).tril()
+        if mask is not None:  # masked_fill_: where's values, in place on the fresh s
+            s = s.masked_fill_(~mask, -math.inf) if mask.dtype == torch.bool else s + mask
+        p = K.rows("softmax", order, s, s.ndim - 1)
+        ctx.save_for_backward(query, key, value, p)
+        ctx.args = (attn_mask, is_causal, scale, order, mask if mask is not None and
+                    mask.dtype == torch.bool else None, c)
+        return _product(order, K.view(p), v)
+
+    @staticmethod
+    def backward(ctx, g):
+        query, key, value, p = ctx.saved_tensors
+        attn_mask, is_causal, scale, order, bool_mask, c = ctx.args
+        need = ctx.needs_input_grad[:3]
+        if torch.is_grad_enabled() or not K.usable(g):
+            with torch.enable_grad():
+                out = _attention_graph(query, key, value, attn_mask, is_causal, scale, order)
+                wrt = [t for t, n in zip((query, key, value), need) if n]
+                found = iter(torch.autograd.grad(out, wrt, g,
+                                                 create_graph=torch.is_grad_enabled()))
+            return (*[next(found) if n else None for n in need], None, None, None, None)
+        gv, pv = K.view(g), K.view(p)
+        dq = dk = dv = None
+        if need[2]:
+            dv = _product(order, pv.swapaxes(-1, -2), gv)
+        if need[0] or need[1]:
+            dp = _product(order, gv, K.view(value).swapaxes(-1, -2))
+            ds = K.rows("softmax_b", order, p, p.ndim - 1, dp)
+            if bool_mask is not None:
+                ds = ds.masked_fill_(~bool_mask, 0.0)  # where(mask, ds, 0)
+            ds = ds * c
+            dsv = K.view(ds)
+            if need[0]:
+                dq = _product(order, dsv, K.view(key))
+            if need[1]:
+                dk = _product(order, dsv.swapaxes(-1, -2), K.view(query))
+        return dq, dk, dv, None, None, None, None
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, *, order="sequential"):
+    """``softmax(q kᵀ ⊗ scale + mask) v`` with reproblas products and softmax
+    (docs/contract.md §5.7)."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        array(t, name, "scaled_dot_product_attention", E.dtypes())
+        if t.ndim < 2:
+            raise ValueError(f"reproblas.torch.scaled_dot_product_attention: {name} must be "
+                             f"at least 2-D, got shape {tuple(t.shape)}")
+    _nn._same_dtype("scaled_dot_product_attention", query=query, key=key, value=value)
+    if dropout_p:
+        raise NotImplementedError("reproblas.torch.scaled_dot_product_attention: dropout_p "
+                                  "must be 0 (apply reproblas.torch.dropout explicitly)")
+    if is_causal and attn_mask is not None:
+        raise ValueError("reproblas.torch.scaled_dot_product_attention: give attn_mask or "
+                         "is_causal, not both")
+    e = query.shape[-1]
+    if scale is None:
+        scale = 1.0 / math.sqrt(e)
+    if _attention_fits(query, key, value, attn_mask):
+        return run(_Attention, query, key, value, attn_mask, is_causal, scale, order)
+    return _attention_graph(query, key, value, attn_mask, is_causal, scale, order)
 
 
 # ---- group norm ----
