@@ -69,6 +69,39 @@ def test_softmax_family_is_its_graph(order):
     assert bits_equal(xl.grad, gn - cr("exp", yl.detach().numpy()) * rs(gn, 1, order))
 
 
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_kernel_path_is_the_graph(order, reduction):
+    """Class-index cross entropy of (N, C) logits without weight or smoothing skips the
+    composed graph's nodes: its loss and first-order gradient have that graph's bits
+    (ignored targets, infinite logits, a zero incoming gradient), and a graph-building
+    backward agrees."""
+    from reproblas.torch import _nn
+    g0 = torch.Generator().manual_seed(31)
+    x = torch.randn(9, 7, generator=g0) * 4
+    x[1, 2], x[2, :] = math.inf, -math.inf
+    t = torch.randint(0, 7, (9,), generator=g0)
+    t[3] = t[6] = -100
+    for gout in (torch.tensor(0.75), torch.tensor(0.0)):
+        g = gout if reduction != "none" else torch.full((9,), float(gout))
+        res = []
+        for fn in (lambda a: rt.cross_entropy(a, t, reduction=reduction, order=order),
+                   lambda a: _nn._nll(_nn.log_softmax(a, 1, order=order), t, None, -100,
+                                      reduction, order, "cross_entropy")[0]):
+            xr = x.clone().requires_grad_()
+            out = fn(xr)
+            res.append([out, *torch.autograd.grad(out, xr, g)])
+        assert type(res[0][0].grad_fn).__name__ == "_CrossEntropyBackward"
+        for a, b in zip(*res):
+            assert bits_equal(a, b.detach())
+        xr = x.clone().requires_grad_()
+        (graph,) = torch.autograd.grad(rt.cross_entropy(xr, t, reduction=reduction,
+                                                        order=order), xr, g, create_graph=True)
+        assert graph.grad_fn is not None and bits_equal(graph, res[0][1])
+    with pytest.raises(IndexError, match="outside"):
+        rt.cross_entropy(x, torch.full((9,), 7), reduction=reduction)
+
+
 def test_logsumexp_infinities_match_pytorch():
     x = torch.tensor([[-math.inf, -math.inf], [math.inf, 1.0], [0.0, -math.inf]])
     torch.testing.assert_close(rt.logsumexp(x, 1), torch.logsumexp(x, 1))

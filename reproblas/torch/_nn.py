@@ -491,6 +491,41 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean", *,
                 "nll_loss")[0]
 
 
+class _CrossEntropy(torch.autograd.Function):
+    """cross_entropy of float32 (N, C) logits and class indices, without weight or label
+    smoothing: the composed graph (log_softmax, gather, where, neg, the ordered sum, ⊘ the
+    count) without its autograd nodes. Its first-order backward is that graph's node by
+    node (the count's division, where's zeros, gather's scatter-add into zeros, log_softmax's
+    backward kernel); a backward that builds a graph recomposes it (the same bits)."""
+
+    @staticmethod
+    def forward(ctx, input, target, ignore_index, reduction, order):
+        _, valid, safe, _ = _class_targets(input, target, None, ignore_index, "cross_entropy")
+        lp = K.rows("log_softmax", order, input, 1)
+        loss = torch.where(valid, -lp.gather(1, safe.unsqueeze(1)).squeeze(1), 0.0)
+        denom = float(int(valid.sum())) if reduction == "mean" else None
+        ctx.save_for_backward(input, lp)
+        ctx.args = (target, ignore_index, reduction, order, valid, safe, denom)
+        return _reduce(loss, reduction, order, denom)
+
+    @staticmethod
+    def backward(ctx, g):
+        input, lp = ctx.saved_tensors
+        target, ignore_index, reduction, order, valid, safe, denom = ctx.args
+        if torch.is_grad_enabled() or not K.usable(g):
+            with torch.enable_grad():
+                out = _nll(log_softmax(input, 1, order=order), target, None, ignore_index,
+                           reduction, order, "cross_entropy")[0]
+                (dx,) = torch.autograd.grad(out, input, g, create_graph=torch.is_grad_enabled())
+            return dx, None, None, None, None
+        if reduction == "mean":
+            g = g / denom
+        g = g.expand(valid.shape)
+        picked = -torch.where(valid, g, 0.0)
+        dlp = torch.zeros_like(lp).scatter_add_(1, safe.unsqueeze(1), picked.unsqueeze(1))
+        return K.rows("log_softmax_b", order, lp, 1, dlp), None, None, None, None
+
+
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0, *, order="sequential"):
     """``nll_loss(log_softmax(input, class axis), target)`` with PyTorch's label smoothing
@@ -505,6 +540,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                          f"got {label_smoothing!r}")
     if input.ndim == 0:
         raise ValueError("reproblas.torch.cross_entropy: input must have a class axis")
+    if (input.ndim == 2 and weight is None and eps == 0.0 and K.usable(input) and
+            input.numel() > 0 and isinstance(target, torch.Tensor) and
+            not target.dtype.is_floating_point):
+        return run(_CrossEntropy, input, target, ignore_index, reduction, order)
     cd = 0 if input.ndim == 1 else 1
     c = input.shape[cd]
     lp = log_softmax(input, cd, order=order)
