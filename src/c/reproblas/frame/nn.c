@@ -380,6 +380,17 @@ static int rows_run(rows_job *j, const rb_context *cfg, int64_t work) {
   return 0;
 }
 
+/* Runs the row job `init` (the fields it does not name zero) from the heap: its status
+ * array is RB_MAX_PARTS long. */
+static int rows_start(rows_job init, const rb_context *cfg, int64_t work) {
+  rows_job *j = malloc(sizeof *j);
+  if (j == NULL) return -2;
+  *j = init;
+  const int rc = rows_run(j, cfg, work);
+  free(j);
+  return rc;
+}
+
 int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
                const float *aux, float *out, int64_t rows, int64_t n) {
   if (op < 0 || op >= RB_NN_ROW_OPS) return -1;
@@ -387,113 +398,61 @@ int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const f
       g == NULL)
     return -1;
   if (op == RB_NN_LOGSUMEXP_B && aux == NULL) return -1;
-  rows_job *j = calloc(1, sizeof *j);
-  if (j == NULL) return -2;
-  j->op = op;
-  j->order = order;
-  j->x = x;
-  j->g = g;
-  j->aux = aux;
-  j->out = out;
-  j->rows = rows;
-  j->n = n;
-  const int rc = rows_run(j, cfg, rows * n);
-  free(j);
-  return rc;
+  return rows_start((rows_job){.op = op, .order = order, .x = x, .g = g, .aux = aux, .out = out,
+                               .rows = rows, .n = n},
+                    cfg, rows * n);
 }
 
 int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
                const float *b, double eps, float *y, float *stats, int64_t rows, int64_t n) {
-  rows_job *j = calloc(1, sizeof *j);
-  if (j == NULL) return -2;
-  j->op = RB_NN_OP_NORM;
-  j->rms = rms != 0;
-  j->order = order;
-  j->x = x;
-  j->w = w;
-  j->b = b;
-  j->out = y;
-  j->stats = stats;
-  j->rows = rows;
-  j->n = n;
-  j->eps = cr_round_f32(eps); /* in the library's environment (docs/contract.md §0.3) */
-  const int rc = rows_run(j, cfg, rows * n);
-  free(j);
-  return rc;
+  /* eps rounded in the library's environment (docs/contract.md §0.3) */
+  return rows_start((rows_job){.op = RB_NN_OP_NORM, .rms = rms != 0, .order = order, .x = x,
+                               .w = w, .b = b, .out = y, .stats = stats, .rows = rows, .n = n,
+                               .eps = cr_round_f32(eps)},
+                    cfg, rows * n);
 }
 
 int rb_nn_norm_backward(int rms, int order, const rb_context *cfg, const float *x,
                         const float *w, const float *g, const float *stats, float *dx,
                         float *gw, int64_t rows, int64_t n) {
   if (x == NULL || g == NULL || stats == NULL || dx == NULL) return -1;
-  rows_job *j = calloc(1, sizeof *j);
-  if (j == NULL) return -2;
-  j->op = RB_NN_OP_NORM_B;
-  j->rms = rms != 0;
-  j->order = order;
-  j->x = x;
-  j->w = w;
-  j->g = g;
-  j->stats = (float *)stats; /* read only here */
-  j->out = dx;
-  j->gw = gw;
-  j->rows = rows;
-  j->n = n;
-  const int rc = rows_run(j, cfg, rows * n);
-  free(j);
-  return rc;
+  return rows_start((rows_job){.op = RB_NN_OP_NORM_B, .rms = rms != 0, .order = order, .x = x,
+                               .w = w, .g = g, .stats = (float *)stats /* read only */,
+                               .out = dx, .gw = gw, .rows = rows, .n = n},
+                    cfg, rows * n);
 }
 
-static int bn_run(rows_job *j, const rb_context *cfg, int64_t planes, int64_t channels,
-                  int64_t plane) {
-  if (planes < 0 || channels < 0 || plane < 1 || (planes > 0 && channels > INT64_MAX / planes) ||
-      (planes > 0 && plane > INT64_MAX / planes)) {
-    free(j);
+/* A batch-norm job over x (planes, channels, plane): each channel one row. */
+static int bn_start(rows_job init, const rb_context *cfg, int64_t planes, int64_t channels,
+                    int64_t plane) {
+  if (planes < 1 || channels < 0 || plane < 1 || channels > INT64_MAX / planes ||
+      plane > INT64_MAX / planes || (channels > 0 && planes * plane > INT64_MAX / channels))
     return -1;
-  }
-  j->planes = planes;
-  j->channels = channels;
-  j->plane = plane;
-  j->rows = channels;
-  j->n = planes * plane;
-  const int rc = planes == 0 ? -1 : rows_run(j, cfg, channels * j->n);
-  free(j);
-  return rc;
+  init.planes = planes;
+  init.channels = channels;
+  init.plane = plane;
+  init.rows = channels;
+  init.n = planes * plane;
+  return rows_start(init, cfg, channels * init.n);
 }
 
 int rb_nn_batch_norm(int order, const rb_context *cfg, const float *x, const float *w,
                      const float *b, double eps, float *y, float *stats, int64_t planes,
                      int64_t channels, int64_t plane) {
   if (x == NULL || y == NULL || stats == NULL) return -1;
-  rows_job *j = calloc(1, sizeof *j);
-  if (j == NULL) return -2;
-  j->op = RB_NN_OP_BN;
-  j->order = order;
-  j->x = x;
-  j->rw = w;
-  j->rb = b;
-  j->out = y;
-  j->stats = stats;
-  j->eps = cr_round_f32(eps); /* in the library's environment (docs/contract.md §0.3) */
-  return bn_run(j, cfg, planes, channels, plane);
+  return bn_start((rows_job){.op = RB_NN_OP_BN, .order = order, .x = x, .rw = w, .rb = b,
+                             .out = y, .stats = stats, .eps = cr_round_f32(eps)},
+                  cfg, planes, channels, plane);
 }
 
 int rb_nn_batch_norm_backward(int order, const rb_context *cfg, const float *x, const float *w,
                               const float *g, const float *stats, float *dx, float *dw,
                               float *db, int64_t planes, int64_t channels, int64_t plane) {
   if (x == NULL || g == NULL || stats == NULL || dx == NULL) return -1;
-  rows_job *j = calloc(1, sizeof *j);
-  if (j == NULL) return -2;
-  j->op = RB_NN_OP_BN_B;
-  j->order = order;
-  j->x = x;
-  j->rw = w;
-  j->g = g;
-  j->stats = (float *)stats; /* read only here */
-  j->out = dx;
-  j->dw = dw;
-  j->db = db;
-  return bn_run(j, cfg, planes, channels, plane);
+  return bn_start((rows_job){.op = RB_NN_OP_BN_B, .order = order, .x = x, .rw = w, .g = g,
+                             .stats = (float *)stats /* read only */, .out = dx, .dw = dw,
+                             .db = db},
+                  cfg, planes, channels, plane);
 }
 
 /* ---- batch norm in evaluation: elementwise per channel ---- */
