@@ -14,38 +14,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import crlibm_py
 import reproblas as rb
 from reproblas import _core
-import reference_lib
 
-DTYPES = (np.float32, np.float64)
-ISA_PARAMS = [pytest.param(isa, marks=pytest.mark.skipif(
-    not crlibm_py.isa_supported(isa),
-    reason=f"needs a CPU with the {isa} path (this one lacks it; its other paths are tested)"))
-    for isa in rb.isa_names()]
+from test_reproblas_scan import DTYPES, ISA_PARAMS, ref, same  # noqa: F401 (ref: fixture)
+
 LENGTHS = (0, 1, 15, 16, 17, 1023, 1024, 1025, 2048 + 17, 5000)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@pytest.fixture(scope="module")
-def ref(tmp_path_factory):
-    try:
-        return reference_lib.build(tmp_path_factory.mktemp("reference_kscan"))
-    except FileNotFoundError as e:
-        pytest.skip(f"needs a C compiler to build the reference: {e}")
-
-
-def same(got, want, what):
-    """Bitwise equality; every NaN equals every NaN (docs/contract.md §0.5)."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, \
-        f"{what}: {got.dtype}{got.shape} != {want.dtype}{want.shape}"
-    u = {4: np.uint32, 8: np.uint64}[got.itemsize]
-    g, w = got.reshape(-1).view(u), want.reshape(-1).view(u)
-    bad = np.flatnonzero((g != w) & ~(np.isnan(got.reshape(-1)) & np.isnan(want.reshape(-1))))
-    assert bad.size == 0, (f"{what}: {bad.size} of {g.size} differ, first at {bad[0]}: "
-                           f"{got.reshape(-1)[bad[0]]!r} != {want.reshape(-1)[bad[0]]!r}")
 
 
 def data(n, dtype, seed):
