@@ -9,7 +9,7 @@ import numpy as np
 from repro_runtime import cuda as rt_cuda
 from repro_runtime.cuda import on_device
 
-from . import _backend, _core, _cpu, _scan_cuda
+from . import _backend, _core, _cpu, _scan_cuda, _scan_cuda_extra
 from . import _validate as V
 
 _TRANSFORMS = {None: 0, "abs": 1, "square": 2}  # core terms: x, abs(x), x*y
@@ -31,7 +31,9 @@ def _run(be, kind, *args):
             _core.segments("reduce", order, term, False, x, y, off, out, isa, threads)
         return
     with on_device(args[-1]):
-        if kind == "rows":
+        if _scan_cuda_extra.takes(kind, args):  # the orders kahan and exact
+            _scan_cuda_extra.run(be.dev, kind, *args)
+        elif kind == "rows":
             _scan_cuda.scan_rows(be.dev, *args)
         elif kind == "scan":
             _scan_cuda.scan_segments(be.dev, *args)
@@ -40,12 +42,10 @@ def _run(be, kind, *args):
 
 
 def _host_order(be, code, routine):
-    """order='kahan' (and, for the segmented routines, 'exact') on the CPU only: the
-    CUDA scan kernels implement the orders of contract §2."""
-    if be is not _backend.CPU and (code == _core.KAHAN or
-                                   (code == _core.EXACT and routine != "cumsum")):
-        name = "kahan" if code == _core.KAHAN else "exact"
-        raise ValueError(f"reproblas.{routine}: order={name!r} runs on NumPy arrays only; "
+    """order='kahan' and 'exact' run on CUDA (reproblas/_scan_cuda_extra.py) except
+    cumprod's 'exact', which runs on NumPy arrays only."""
+    if be is not _backend.CPU and code == _core.EXACT and routine == "cumprod":
+        raise ValueError(f"reproblas.{routine}: order='exact' runs on NumPy arrays only; "
                          f"use 'sequential' or 'pairwise' on GPU arrays")
 
 

@@ -1,0 +1,58 @@
+"""CUDA launches of the scans and segmented routines in the orders kahan and exact
+(docs/contract.md §5.3-§5.5): src/cuda/reproblas/kahan_scan.cuh, seg_extra.cuh.
+
+Arguments are checked by reproblas/_scan.py (contiguous device arrays of one float
+dtype, int64 host offsets). A thread scans or sums one segment (a row of a cumsum is
+a segment); which thread, block or grid never changes an operation. A segment sum of
+at least BIG terms is the level-1 call on it (reproblas/_cuda.py: many threads), whose
+bits are the one thread's."""
+import numpy as np
+from repro_runtime.cuda import THREADS, grid_1d
+
+from . import _core, _cuda
+
+BIG = 1 << 16  # segment sums from this length on: the level-1 kernels
+_ROUTINES = ("sum", "asum", "dot")  # by term (terms.h): x, abs(x), x*y
+_NAMES = {_core.KAHAN: "kahan", _core.EXACT: "exact"}
+
+
+def _sfx(dtype):
+    return "f32" if dtype == np.float32 else "f64"
+
+
+def takes(kind, args):
+    """Whether this module runs the _run call (kind, args) of reproblas/_scan.py."""
+    if kind == "rows":
+        return args[1] == _core.KAHAN  # args: op, order, ...
+    return args[0] in _NAMES
+
+
+def _scan_segments(dev, order, term, exclusive, x, y, off, out):
+    nseg = off.shape[0] - 1
+    if nseg:
+        name = "kscan" if order == _core.KAHAN else "xscan"
+        dev.function(f"rb_{name}_segments_{_sfx(x.dtype)}")(grid_1d(dev, nseg), (THREADS,), (
+            np.int32(term), np.int32(exclusive), x, x if y is None else y, off,
+            np.int64(nseg), out))
+
+
+def run(dev, kind, *args):
+    xp = dev.xp
+    if kind == "rows":  # cumsum(order="kahan"): each row a segment
+        op, order, term, exclusive, x2, y2, out2 = args
+        rows, n = x2.shape
+        off = xp.asarray(np.arange(rows + 1, dtype=np.int64) * n)
+        _scan_segments(dev, order, term, exclusive, x2, y2, off, out2)
+    elif kind == "scan":
+        order, term, exclusive, x, y, off, out = args
+        _scan_segments(dev, order, term, exclusive, x, y, xp.asarray(off), out)
+    else:
+        order, term, x, y, off, out = args
+        nseg = off.shape[0] - 1
+        dev.function(f"rb_reduce_extra_{_sfx(x.dtype)}")(grid_1d(dev, nseg), (THREADS,), (
+            np.int32(order), np.int32(term), x, x if y is None else y, xp.asarray(off),
+            np.int64(nseg), np.int64(BIG), out))
+        for s in np.flatnonzero(np.diff(off) >= BIG):
+            lo, hi = int(off[s]), int(off[s + 1])
+            out[s] = _cuda.reduce(dev, _ROUTINES[term], x[lo:hi],
+                                  None if y is None else y[lo:hi], _NAMES[order])

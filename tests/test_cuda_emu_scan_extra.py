@@ -1,0 +1,175 @@
+"""The scans and segmented routines in the orders 'kahan' and 'exact' on GPU arrays
+(docs/contract.md §5.3-§5.5), through the host emulation of src/cuda/reproblas/
+kahan_scan.cuh and seg_extra.cuh driven by the real launch code
+(reproblas/_scan_cuda_extra.py): bit for bit the CPU's results (themselves tested
+against the level-1 calls on every prefix and segment, tests/test_reproblas_kahan_scan.py).
+Lengths around the lanes (16) and the chunks (1024), rows and axes, exclusive, non-finite
+terms and overflowing partial sums, runs of length 0 and 1 and across chunks, the
+transforms and weights, long segments on the level-1 kernels."""
+import numpy as np
+import pytest
+
+import reproblas as rb
+from reproblas import _scan_cuda_extra
+from cuda_support import emu_array, same_bits
+from test_cuda_emu_api import _emu, gpu  # noqa: F401 (fixtures: GPU arrays to the emulator)
+
+DTYPES = (np.float32, np.float64)
+LENGTHS = (0, 1, 15, 16, 17, 1023, 1024, 1025, 2048 + 17, 5000)
+
+
+def data(n, dtype, seed):
+    rng = np.random.default_rng([n, seed])
+    return (rng.standard_normal(n) * 2.0 ** rng.integers(-20, 20, n)).astype(dtype)
+
+
+def with_specials(x, seed):
+    """inf, -inf, NaN and overflowing pairs at several positions."""
+    x = x.copy()
+    rng = np.random.default_rng(seed)
+    big = np.finfo(x.dtype).max
+    for v, p in zip((np.inf, -np.inf, np.nan, big, big), rng.integers(0, x.shape[0], 5)):
+        x[p] = v
+    return x
+
+
+def non_finite_rows(dtype):
+    big = np.finfo(dtype).max
+    return [np.array(r, dtype) for r in (
+        [1.0, np.inf, 2.0], [np.inf] + [1.0] * 40, [big, big, -big, -big, 1.0],
+        [-np.inf] * 3 + [np.inf], [np.nan] + [0.0] * 1030,
+        [1.0] * 1023 + [big, big] + [-big] * 2 + [3.0] * 20,
+        [big / 2] * 16 + [big / 2] * 16 + [-big] * 16)]
+
+
+@pytest.fixture
+def launched(monkeypatch):
+    """The _scan_cuda_extra calls (kind) of a test: the new kernels, not another path."""
+    calls, run = [], _scan_cuda_extra.run
+
+    def spy(dev, kind, *args):
+        calls.append(kind)
+        return run(dev, kind, *args)
+    monkeypatch.setattr(_scan_cuda_extra, "run", spy)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_kahan(gpu, launched, dtype):
+    for n in LENGTHS:
+        for x in (data(n, dtype, 1), with_specials(data(n, dtype, 2), n) if n else None):
+            if x is None:
+                continue
+            for excl in (False, True):
+                with np.errstate(all="ignore"):
+                    want = rb.cumsum(x, order="kahan", exclusive=excl)
+                same_bits(rb.cumsum(emu_array(x), order="kahan", exclusive=excl), want)
+    assert launched == ["rows"] * (4 * (len(LENGTHS) - 1))  # n = 0 launches nothing
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_kahan_non_finite(gpu, dtype):
+    for x in non_finite_rows(dtype):
+        with np.errstate(all="ignore"):
+            want = rb.cumsum(x, order="kahan")
+            assert not np.isfinite(want).all() or x.shape[0] == 5
+        same_bits(rb.cumsum(emu_array(x), order="kahan"), want)
+
+
+def test_cumsum_kahan_rows_axis_out(gpu):
+    a = data(4 * 1100, np.float64, 3).reshape(4, 1100)
+    a[2, 700] = np.inf
+    for axis in (0, 1, -1, None):
+        for excl in (False, True):
+            same_bits(rb.cumsum(emu_array(a), axis=axis, order="kahan", exclusive=excl),
+                      rb.cumsum(a, axis=axis, order="kahan", exclusive=excl))
+    b = data(3 * 5 * 40, np.float32, 4).reshape(3, 5, 40)
+    for axis in (0, 1, 2):
+        same_bits(rb.cumsum(emu_array(b), axis=axis, order="kahan"),
+                  rb.cumsum(b, axis=axis, order="kahan"))
+    out = emu_array(np.empty_like(a))
+    assert rb.cumsum(emu_array(a), axis=1, order="kahan", out=out) is out
+    same_bits(out, rb.cumsum(a, axis=1, order="kahan"))
+    strided = data(2 * 3000, np.float64, 5)[::2]
+    same_bits(rb.cumsum(emu_array(strided), order="kahan"), rb.cumsum(strided, order="kahan"))
+
+
+def runs_case(dtype, seed):
+    """Runs of length 1, short ones, and runs across 1024-term boundaries."""
+    lengths = [1, 1, 3, 1030, 1, 16, 17, 2100, 1, 40, 1024, 5]
+    n = sum(lengths)
+    keys = np.repeat(np.arange(len(lengths)) % 3, lengths)
+    x, w = data(n, dtype, seed), data(n, dtype, seed + 1)
+    x[1033] = np.inf  # a non-finite prefix in a long run
+    return keys, x, w
+
+
+TRANSFORMS = ({}, {"transform": "abs"}, {"transform": "square"}, {"weights": True})
+
+
+def _kw(kw, w, on_gpu):
+    if "weights" in kw:
+        return {"weights": emu_array(w) if on_gpu else w}
+    return kw
+
+
+@pytest.mark.parametrize("order", ("kahan", "exact"))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scan_by_key(gpu, launched, order, dtype):
+    keys, x, w = runs_case(dtype, 6)
+    big = np.finfo(dtype).max
+    xs = x.copy()
+    xs[[2, 20, 1037, 1040]] = (np.nan, -np.inf, big, big)  # and overflowing partial sums
+    for v in (x, xs):
+        for kw in TRANSFORMS:
+            for excl in (False, True):
+                with np.errstate(all="ignore"):
+                    want = rb.scan_by_key(keys, v, order=order, exclusive=excl,
+                                          **_kw(kw, w, False))
+                same_bits(rb.scan_by_key(keys, emu_array(v), order=order, exclusive=excl,
+                                         **_kw(kw, w, True)), want)
+                same_bits(rb.scan_by_key(emu_array(keys), emu_array(v), order=order,
+                                         exclusive=excl, **_kw(kw, w, True)), want)
+    assert launched == ["scan"] * 32
+
+
+@pytest.mark.parametrize("order", ("kahan", "exact"))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_segment_sum_and_reduce_by_key(gpu, launched, monkeypatch, order, dtype):
+    n = 5000
+    v, w = with_specials(data(n, dtype, 7), 8), data(n, dtype, 9)
+    fin = data(n, dtype, 10)
+    off = np.array([0, 0, 1, 5, 5, 1030, 1031, 3100, 4999, 5000, 5000], np.int64)
+    keys = np.repeat(np.arange(len(off) - 1), np.diff(off))
+    for big in (1 << 16, 1000):  # long segments also on the level-1 kernels
+        monkeypatch.setattr(_scan_cuda_extra, "BIG", big)
+        for x in (v, fin):
+            for kw in TRANSFORMS:
+                with np.errstate(all="ignore"):
+                    want = rb.segment_sum(x, off, order=order, **_kw(kw, w, False))
+                same_bits(rb.segment_sum(emu_array(x), off, order=order, **_kw(kw, w, True)),
+                          want)
+                same_bits(rb.segment_sum(emu_array(x), emu_array(off), order=order,
+                                         **_kw(kw, w, True)), want)
+            k, s = rb.reduce_by_key(emu_array(keys), emu_array(x), order=order)
+            k0, s0 = rb.reduce_by_key(keys, x, order=order)
+            same_bits(s, s0)
+            assert np.array_equal(np.asarray(k), k0)
+    assert launched == ["reduce"] * 36
+
+
+def test_empty_and_one(gpu):
+    for dtype in DTYPES:
+        e, one = np.array([], dtype), np.array([-0.0], dtype)
+        for order in ("kahan", "exact"):
+            same_bits(rb.scan_by_key(np.array([], np.int64), emu_array(e), order=order), e)
+            same_bits(rb.segment_sum(emu_array(e), [0, 0, 0], order=order),
+                      np.zeros(2, dtype))
+            same_bits(rb.scan_by_key([7], emu_array(one), order=order),
+                      rb.scan_by_key([7], one, order=order))
+            same_bits(rb.segment_sum(emu_array(one), [0, 1], order=order),
+                      rb.segment_sum(one, [0, 1], order=order))
+        same_bits(rb.cumsum(emu_array(e), order="kahan"), e)
+        same_bits(rb.cumsum(emu_array(one), order="kahan"), one)
+        same_bits(rb.cumsum(emu_array(np.empty((3, 0), dtype)), order="kahan"),
+                  np.empty((3, 0), dtype))
