@@ -41,14 +41,6 @@ def _run(be, kind, *args):
             _scan_cuda.segment_reduce(be.dev, *args)
 
 
-def _host_order(be, code, routine):
-    """order='kahan' and 'exact' run on CUDA (reproblas/_scan_cuda_extra.py) except
-    cumprod's 'exact', which runs on NumPy arrays only."""
-    if be is not _backend.CPU and code == _core.EXACT and routine == "cumprod":
-        raise ValueError(f"reproblas.{routine}: order='exact' runs on NumPy arrays only; "
-                         f"use 'sequential' or 'pairwise' on GPU arrays")
-
-
 def _axis(axis, ndim, routine):
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"reproblas.{routine}: axis must be an int or None, got {axis!r}")
@@ -62,14 +54,13 @@ def _scan(routine, op, x, axis, order, exclusive, out):
     be = _backend.select(x, out)
     xp = be.xp
     code = V.order(order, routine)
-    if code == _core.EXACT and be is not _backend.CPU:
+    if code == _core.EXACT and op == _core.SCAN_SUM and be is not _backend.CPU:
         raise ValueError(f"reproblas.{routine}: order='exact' runs on NumPy arrays only; "
                          f"use 'sequential' or 'pairwise' on GPU arrays")
     exclusive = V.flag(exclusive, "exclusive", routine)
     (x,) = V.operands(be, routine, ("x",), (x,), (None,))
     caller_out = out
     out = V.out_operand(be, out, routine)
-    _host_order(be, code, routine)
     if axis is None:  # NumPy's rule: the flattened array, C order
         x = xp.ravel(x)
         ax = 0
@@ -212,7 +203,6 @@ def _terms(routine, values, transform, weights):
 def _reduce_segments(routine, values, o, order, transform, weights, out):
     code = V.order(order, routine)
     be, values, weights, term = _terms(routine, values, transform, weights)
-    _host_order(be, code, routine)
     res = be.xp.empty(o.shape[0] - 1, values.dtype)
     if out is not None:
         out = V.out_operand(be, out, routine)
@@ -354,7 +344,6 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
     code = V.order(order, routine)
     exclusive = V.flag(exclusive, "exclusive", routine)
     be, values, weights, term = _terms(routine, values, transform, weights)
-    _host_order(be, code, routine)
     caller_out = out
     out = V.out_operand(be, out, routine)
     if out is not None:

@@ -1,15 +1,18 @@
 """CUDA launches of the scans and segmented routines in the orders kahan and exact
-(docs/contract.md §5.3-§5.5): src/cuda/reproblas/kahan_scan.cuh, seg_extra.cuh.
+(docs/contract.md §5.3-§5.5): src/cuda/reproblas/kahan_scan.cuh, seg_extra.cuh,
+exact_prod.cuh (cumprod).
 
 Arguments are checked by reproblas/_scan.py (contiguous device arrays of one float
 dtype, int64 host offsets). A thread scans or sums one segment (a row of a cumsum is
 a segment); which thread, block or grid never changes an operation. A segment sum of
 at least BIG terms is the level-1 call on it (reproblas/_cuda.py: many threads), whose
 bits are the one thread's."""
+import os
+
 import numpy as np
 from repro_runtime.cuda import THREADS, grid_1d
 
-from . import _core, _cuda
+from . import _core, _cpu, _cuda
 
 BIG = 1 << 16  # segment sums from this length on: the level-1 kernels
 _ROUTINES = ("sum", "asum", "dot")  # by term (terms.h): x, abs(x), x*y
@@ -23,7 +26,8 @@ def _sfx(dtype):
 def takes(kind, args):
     """Whether this module runs the _run call (kind, args) of reproblas/_scan.py."""
     if kind == "rows":
-        return args[1] == _core.KAHAN  # args: op, order, ...
+        op, order = args[0], args[1]
+        return order == _core.KAHAN or (order == _core.EXACT and op == _core.SCAN_PROD)
     return args[0] in _NAMES
 
 
@@ -36,10 +40,38 @@ def _scan_segments(dev, order, term, exclusive, x, y, off, out):
             np.int64(nseg), out))
 
 
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _cumprod_exact(dev, exclusive, x2, out2):
+    """Each row's exact prefixes on the device; the rows where the fast form could not
+    decide a prefix (rare: a product within its error bound of a rounding boundary)
+    copied to the host and scanned there by the C core (the same correctly rounded
+    values)."""
+    xp = dev.xp
+    rows, n = x2.shape
+    fail = xp.empty(rows, np.int64)
+    check = os.environ.get("REPROBLAS_EXACT_PROD_CHECK", "").startswith("1")  # as the core
+    dev.function(f"rb_xcumprod_{_sfx(x2.dtype)}")(grid_1d(dev, rows), (THREADS,), (
+        np.int32(exclusive), np.int32(check), x2, np.int64(rows), np.int64(n), out2, fail))
+    bad = np.flatnonzero(_host(fail) >= 0)
+    if bad.size:
+        idx = xp.asarray(bad)
+        xh = np.ascontiguousarray(_host(x2[idx]))
+        res = np.empty_like(xh)
+        _core.scan(_core.SCAN_PROD, _core.EXACT, 0, exclusive, xh, None, res, _cpu.isa(),
+                   _cpu.threads())
+        out2[idx] = xp.asarray(res)
+
+
 def run(dev, kind, *args):
     xp = dev.xp
-    if kind == "rows":  # cumsum(order="kahan"): each row a segment
+    if kind == "rows":  # cumsum(order="kahan"), cumprod(order="exact"): row by row
         op, order, term, exclusive, x2, y2, out2 = args
+        if op == _core.SCAN_PROD:
+            _cumprod_exact(dev, exclusive, x2, out2)
+            return
         rows, n = x2.shape
         off = xp.asarray(np.arange(rows + 1, dtype=np.int64) * n)
         _scan_segments(dev, order, term, exclusive, x2, y2, off, out2)

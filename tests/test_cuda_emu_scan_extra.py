@@ -173,3 +173,67 @@ def test_empty_and_one(gpu):
         same_bits(rb.cumsum(emu_array(one), order="kahan"), one)
         same_bits(rb.cumsum(emu_array(np.empty((3, 0), dtype)), order="kahan"),
                   np.empty((3, 0), dtype))
+
+
+# ---- cumprod(order="exact"): src/cuda/reproblas/exact_prod.cuh ----
+
+@pytest.fixture
+def host_rows(monkeypatch):
+    """The rows each GPU cumprod finished on the host (the C core's scans it called)."""
+    from reproblas import _core
+    rows, scan = [], _core.scan
+
+    def spy(*args):
+        rows.append(args[4].shape[0])
+        return scan(*args)
+    monkeypatch.setattr(_scan_cuda_extra._core, "scan", spy)
+    return rows
+
+
+def cumprod_cases(dtype):
+    from test_reproblas_exact_cumprod import cases
+    rng = np.random.default_rng(11)
+    eps = float(np.finfo(dtype).eps)
+    out = cases(dtype)  # ties, near-midpoints, under/overflow, specials, empty
+    out.append(("near 1, long", (1 + rng.choice([-2, -1, 1, 2], 5000) * eps / 2).astype(dtype)))
+    out.append(("random, long", rng.uniform(0.5, 2.0, 2048 + 17).astype(dtype)))
+    return out
+
+
+@pytest.mark.parametrize("check", ("0", "1"))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumprod_exact(gpu, launched, host_rows, monkeypatch, dtype, check):
+    """Every prefix the CPU's; with REPROBLAS_EXACT_PROD_CHECK=1 every row with an inexact
+    prefix is finished on the host, otherwise the device decides these cases alone."""
+    monkeypatch.setenv("REPROBLAS_EXACT_PROD_CHECK", check)
+    finished = 0
+    for name, x in cumprod_cases(dtype):
+        for excl in (False, True):
+            with np.errstate(all="ignore"):
+                want = rb.cumprod(x, order="exact", exclusive=excl)
+            del host_rows[:]
+            got = rb.cumprod(emu_array(x), order="exact", exclusive=excl)
+            same_bits(got, want)
+            finished += sum(host_rows)
+    assert (finished > 20) if check == "1" else finished == 0
+    assert set(launched) == {"rows"}
+
+
+def test_cumprod_exact_rows_axis(gpu, host_rows, monkeypatch):
+    rng = np.random.default_rng(12)
+    a = rng.uniform(0.5, 2.0, (6, 300))
+    a[2, 5], a[4, 0] = 0.0, np.inf
+    for check in ("0", "1"):
+        monkeypatch.setenv("REPROBLAS_EXACT_PROD_CHECK", check)
+        finished = 0
+        for dtype in DTYPES:
+            b = a.astype(dtype)
+            for axis in (0, 1, None):
+                for excl in (False, True):
+                    want = rb.cumprod(b, axis=axis, order="exact", exclusive=excl)
+                    del host_rows[:]
+                    same_bits(rb.cumprod(emu_array(b), axis=axis, order="exact",
+                                         exclusive=excl), want)
+                    finished += sum(host_rows)
+        # check=1: the rows with an inexact prefix finished on the host
+        assert (finished > 0) if check == "1" else finished == 0

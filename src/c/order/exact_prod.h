@@ -39,7 +39,11 @@
 
 #include <stdint.h>
 
+#if defined(__CUDACC__) /* also the CUDA kernels (src/cuda/reproblas/exact_prod.cuh) */
+#define RB_XPFN static __host__ __device__ inline
+#else
 #define RB_XPFN static inline
+#endif
 
 enum { RB_XP_LIMBS = 3 };
 
@@ -65,8 +69,26 @@ typedef struct {
   int neg, cls;
 } rb_xterm;
 
+#if defined(__CUDA_ARCH__)
+RB_XPFN int rb_xp_ctz(uint64_t v) { return __ffsll((long long)v) - 1; }
+RB_XPFN int rb_xp_bitlen(uint64_t v) { return 64 - __clzll((long long)v); }
+#else
 RB_XPFN int rb_xp_ctz(uint64_t v) { return __builtin_ctzll(v); }
 RB_XPFN int rb_xp_bitlen(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+#endif
+
+/* a * m + c = hi 2^64 + lo, exactly (it fits: (2^64 - 1)^2 + 2^64 - 1 < 2^128); returns lo. */
+RB_XPFN uint64_t rb_xp_mac(uint64_t a, uint64_t m, uint64_t c, uint64_t *hi) {
+#if defined(__CUDA_ARCH__)
+  const uint64_t lo = a * m, r = lo + c;
+  *hi = __umul64hi(a, m) + (r < lo);
+  return r;
+#else
+  const unsigned __int128 acc = (unsigned __int128)a * m + c;
+  *hi = (uint64_t)(acc >> 64);
+  return (uint64_t)acc;
+#endif
+}
 
 RB_XPFN rb_xterm rb_xterm_of(uint64_t bits, const rb_xfmt *f) {
   rb_xterm t;
@@ -201,13 +223,9 @@ RB_XPFN void rb_xprod_mul(rb_xprod *s, const rb_xterm *t) {
   s->esum += t->e;
   s->e += t->e;
   if (t->m == 1) return;
-  uint64_t p[RB_XP_LIMBS + 1];
-  unsigned __int128 acc = 0;
-  for (int i = 0; i < RB_XP_LIMBS; ++i) {
-    acc = (unsigned __int128)s->m[i] * t->m + (uint64_t)(acc >> 64);
-    p[i] = (uint64_t)acc;
-  }
-  p[RB_XP_LIMBS] = (uint64_t)(acc >> 64);
+  uint64_t p[RB_XP_LIMBS + 1], carry = 0;
+  for (int i = 0; i < RB_XP_LIMBS; ++i) p[i] = rb_xp_mac(s->m[i], t->m, carry, &carry);
+  p[RB_XP_LIMBS] = carry;
   const int drop = p[RB_XP_LIMBS] != 0;
   if (drop && p[0]) ++s->j;
   for (int i = 0; i < RB_XP_LIMBS; ++i) s->m[i] = p[i + drop];
@@ -231,12 +249,8 @@ RB_XPFN int rb_xprod_round(const rb_xprod *s, const rb_xfmt *f, uint64_t *out) {
 
 /* b *= m (m < 2^63) in place; b has room for n + 1 limbs. Returns the new n. */
 RB_XPFN int64_t rb_xbig_mul(uint64_t *b, int64_t n, uint64_t m) {
-  unsigned __int128 acc = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    acc = (unsigned __int128)b[i] * m + (uint64_t)(acc >> 64);
-    b[i] = (uint64_t)acc;
-  }
-  const uint64_t top = (uint64_t)(acc >> 64);
+  uint64_t top = 0;
+  for (int64_t i = 0; i < n; ++i) b[i] = rb_xp_mac(b[i], m, top, &top);
   if (top) b[n++] = top;
   return n;
 }
