@@ -102,7 +102,7 @@ def cumsum(x, axis=-1, order="sequential", exclusive=False, out=None):
         aligned blocks of ``k+1``'s binary expansion; when ``k+1`` is a power of two it
         is ``reproblas.sum(x[:k+1], order="pairwise")``. Parallel on threads.
         'kahan': ``s_k`` is ``reproblas.sum(x[:k+1], order="kahan")`` bit for bit
-        (contract §5.5), in one pass; NumPy arrays only.
+        (contract §5.5), in one pass (on CUDA, a thread per row).
         'exact': ``s_k`` is the float nearest to the exact sum of ``x[:k+1]``
         (contract §5.4), NumPy arrays only.
     exclusive : bool, optional
@@ -130,10 +130,10 @@ def cumprod(x, axis=-1, order="sequential", exclusive=False, out=None):
     """Cumulative product along an axis, in a fixed order (docs/contract.md §5.2).
 
     As :func:`reproblas.cumsum` with products: 'sequential' gives the bits of
-    ``np.cumprod``; 'pairwise' joins perfect product trees; 'exact' (NumPy arrays)
-    gives each prefix as the float nearest to the exact product of ``x[:k+1]``, partial
-    products never overflowing or underflowing (contract §5.4). An exclusive scan
-    starts from 1. 'kahan' is a summation order: cumprod refuses it.
+    ``np.cumprod``; 'pairwise' joins perfect product trees; 'exact' gives each prefix
+    as the float nearest to the exact product of ``x[:k+1]``, partial products never
+    overflowing or underflowing (contract §5.4). An exclusive scan starts from 1.
+    'kahan' is a summation order: cumprod refuses it.
 
     Examples
     --------
@@ -230,8 +230,7 @@ def segment_sum(values, offsets, order="sequential", *, transform=None, weights=
     offsets : array_like of int
         The S+1 segment boundaries, non-decreasing, within ``[0, len(values)]``.
     order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
-        Summation order of each segment (contract §2, §5.4, §5.5); 'kahan' and 'exact'
-        on NumPy arrays only.
+        Summation order of each segment (contract §2, §5.4, §5.5).
     transform : {None, 'abs', 'square'}, optional
         Terms ``x``, ``abs(x)`` or ``x*x``.
     weights : numpy.ndarray, optional
@@ -325,7 +324,7 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
     values : numpy.ndarray
         1-D float32 or float64 array.
     order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
-        The scan order (contract §5.2); 'kahan' and 'exact' on NumPy arrays only.
+        The scan order (contract §5.2, §5.4, §5.5).
     exclusive : bool, optional
         Each run starts from +0 and is shifted by one.
     transform, weights

@@ -6,7 +6,8 @@ Arguments are checked by reproblas/_scan.py (contiguous device arrays of one flo
 dtype, int64 host offsets). A thread scans or sums one segment (a row of a cumsum is
 a segment); which thread, block or grid never changes an operation. A segment sum of
 at least BIG terms is the level-1 call on it (reproblas/_cuda.py: many threads), whose
-bits are the one thread's."""
+bits are the one thread's; a kahan scan of at least KSCAN_BIG terms is cut into aligned
+pieces scanned by a thread each from their starting states, the same operations."""
 import os
 
 import numpy as np
@@ -15,6 +16,9 @@ from repro_runtime.cuda import THREADS, grid_1d
 from . import _core, _cpu, _cuda
 
 BIG = 1 << 16  # segment sums from this length on: the level-1 kernels
+KSCAN_BIG = 1 << 15  # kahan scans from this length on: aligned pieces on many threads
+MAX_PIECES = 4096  # pieces of a long kahan scan at most (the chunks per piece double)
+STATE_BYTES = 4096  # RB_KSCAN_STATE_BYTES (kahan_scan.cuh): a piece's starting state
 _ROUTINES = ("sum", "asum", "dot")  # by term (terms.h): x, abs(x), x*y
 _NAMES = {_core.KAHAN: "kahan", _core.EXACT: "exact"}
 
@@ -31,13 +35,55 @@ def takes(kind, args):
     return args[0] in _NAMES
 
 
+def _kscan_long(dev, term, x, y, out, m):
+    """The kahan prefixes of x[:m] (and y) into out[:m], 1-D contiguous, in aligned pieces
+    of P chunks (kahan_scan.cuh): at most MAX_PIECES pieces, each scanned by a thread from
+    the state the counters over the earlier pieces give it."""
+    xp, dtype, sfx = dev.xp, x.dtype, _sfx(x.dtype)
+    yy = x if y is None else y
+    P = 1
+    while -(-m // (P * _cuda.KAHAN_CHUNK)) > MAX_PIECES:
+        P *= 2
+    ln = P * _cuda.KAHAN_CHUNK
+    pieces = -(-m // ln)
+    full = pieces - 1  # the pieces before the last: their chunks and trees
+    cs, cc = xp.empty(max(full * P, 1), dtype), xp.empty(max(full * P, 1), dtype)
+    tree = xp.empty(max(full, 1), dtype)
+    states = xp.empty(pieces * STATE_BYTES, np.uint8)
+    if full:
+        dev.function(f"rb_kahan_chunks_{sfx}")(
+            grid_1d(dev, full * P * _cuda.KAHAN_LANES), (THREADS,),
+            (np.int32(term), x, yy, dtype.type(1), np.int64(full * ln), cs, cc))
+        dev.function(f"rb_kscan_trees_{sfx}")(grid_1d(dev, full), (THREADS,), (
+            np.int32(term), x, yy, np.int64(full), np.int64(ln), tree))
+    dev.function(f"rb_kscan_states_{sfx}")((1,), (1,), (
+        cs, cc, tree, np.int64(pieces), np.int64(P), states))
+    dev.function(f"rb_kscan_pieces_{sfx}")(grid_1d(dev, pieces), (THREADS,), (
+        np.int32(term), x, yy, np.int64(m), np.int64(ln), states, out))
+
+
 def _scan_segments(dev, order, term, exclusive, x, y, off, out):
+    """Each segment of off (int64, host) scanned into out (1-D contiguous)."""
     nseg = off.shape[0] - 1
-    if nseg:
-        name = "kscan" if order == _core.KAHAN else "xscan"
-        dev.function(f"rb_{name}_segments_{_sfx(x.dtype)}")(grid_1d(dev, nseg), (THREADS,), (
-            np.int32(term), np.int32(exclusive), x, x if y is None else y, off,
-            np.int64(nseg), out))
+    if nseg == 0:
+        return
+    sfx, yy = _sfx(x.dtype), x if y is None else y
+    if order == _core.EXACT:
+        dev.function(f"rb_xscan_segments_{sfx}")(grid_1d(dev, nseg), (THREADS,), (
+            np.int32(term), np.int32(exclusive), x, yy, dev.xp.asarray(off), np.int64(nseg),
+            out))
+        return
+    dev.function(f"rb_kscan_segments_{sfx}")(grid_1d(dev, nseg), (THREADS,), (
+        np.int32(term), np.int32(exclusive), x, yy, dev.xp.asarray(off), np.int64(nseg),
+        np.int64(KSCAN_BIG), out))
+    shift = 1 if exclusive else 0
+    for s in np.flatnonzero(np.diff(off) >= KSCAN_BIG):
+        lo, hi = int(off[s]), int(off[s + 1])
+        m = hi - lo - shift
+        if shift:
+            out[lo] = 0
+        _kscan_long(dev, term, x[lo:lo + m], None if y is None else y[lo:lo + m],
+                    out[lo + shift:hi], m)
 
 
 def _host(a):
@@ -73,11 +119,11 @@ def run(dev, kind, *args):
             _cumprod_exact(dev, exclusive, x2, out2)
             return
         rows, n = x2.shape
-        off = xp.asarray(np.arange(rows + 1, dtype=np.int64) * n)
-        _scan_segments(dev, order, term, exclusive, x2, y2, off, out2)
+        off = np.arange(rows + 1, dtype=np.int64) * n
+        _scan_segments(dev, order, term, exclusive, x2.reshape(-1),
+                       None if y2 is None else y2.reshape(-1), off, out2.reshape(-1))
     elif kind == "scan":
-        order, term, exclusive, x, y, off, out = args
-        _scan_segments(dev, order, term, exclusive, x, y, xp.asarray(off), out)
+        _scan_segments(dev, *args)
     else:
         order, term, x, y, off, out = args
         nseg = off.shape[0] - 1

@@ -237,3 +237,42 @@ def test_cumprod_exact_rows_axis(gpu, host_rows, monkeypatch):
                     finished += sum(host_rows)
         # check=1: the rows with an inexact prefix finished on the host
         assert (finished > 0) if check == "1" else finished == 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_long_kahan_scans_in_pieces(gpu, monkeypatch, dtype):
+    """Rows and runs past KSCAN_BIG are cut into pieces of 1, 2 and 4 chunks (MAX_PIECES
+    small): each piece's starting state (the chunk counter, the fallback's term counter)
+    from the pieces before it; non-finite prefixes in later pieces use that fallback."""
+    calls, long = [], _scan_cuda_extra._kscan_long
+
+    def spy(dev, term, x, y, out, m):
+        calls.append(m)
+        return long(dev, term, x, y, out, m)
+    monkeypatch.setattr(_scan_cuda_extra, "_kscan_long", spy)
+    monkeypatch.setattr(_scan_cuda_extra, "KSCAN_BIG", 1500)
+    big = np.finfo(dtype).max
+    for max_pieces in (64, 3, 1):
+        monkeypatch.setattr(_scan_cuda_extra, "MAX_PIECES", max_pieces)
+        for n in (1500, 2048, 2048 + 17, 5000):
+            x = data(n, dtype, 20)
+            xs = x.copy()
+            xs[[1100, 1101, n - 300]] = (big, big, np.nan)
+            for v in (x, xs):
+                for excl in (False, True):
+                    with np.errstate(all="ignore"):
+                        want = rb.cumsum(v, order="kahan", exclusive=excl)
+                    same_bits(rb.cumsum(emu_array(v), order="kahan", exclusive=excl), want)
+            a = np.stack([x, xs, x[::-1]])
+            with np.errstate(all="ignore"):
+                want = rb.cumsum(a, axis=1, order="kahan")
+            same_bits(rb.cumsum(emu_array(a), axis=1, order="kahan"), want)
+    keys, x, w = runs_case(dtype, 21)  # runs of 2100 (and 1030, 1024: one thread each)
+    for kw in TRANSFORMS:
+        for excl in (False, True):
+            with np.errstate(all="ignore"):
+                want = rb.scan_by_key(keys, x, order="kahan", exclusive=excl,
+                                      **_kw(kw, w, False))
+            same_bits(rb.scan_by_key(keys, emu_array(x), order="kahan", exclusive=excl,
+                                     **_kw(kw, w, True)), want)
+    assert 1499 in calls and 5000 in calls and 2100 in calls and 1030 not in calls

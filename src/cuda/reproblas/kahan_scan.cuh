@@ -2,8 +2,9 @@
  * run is the kahan sum of its terms 0 .. k, bit for bit. A thread scans one
  * segment with the CPU's one-pass state (order/kahan_scan.h, compiled for the
  * device: the same operations in the same order); a prefix whose S is not
- * finite is the pairwise sum of its terms, the state's second counter. Launch
- * geometry: reproblas/_scan_cuda_extra.py. */
+ * finite is the pairwise sum of its terms, the state's second counter. A long
+ * segment is cut into aligned pieces of whole chunks, each scanned by a thread from its
+ * starting state (below). Launch geometry: reproblas/_scan_cuda_extra.py. */
 #ifndef RB_CUDA_KAHAN_SCAN_CUH
 #define RB_CUDA_KAHAN_SCAN_CUH
 
@@ -51,14 +52,15 @@ __device__ void rb_kscan_range(S *st, int term, const T *x, const T *y, T *o, lo
   }
 }
 
-/* Each segment [off[s], off[s + 1]) scanned on its own by one thread (exclusive:
- * shifted by one after +0). */
+/* Each segment [off[s], off[s + 1]) of fewer than `big` terms scanned on its own by one
+ * thread (exclusive: shifted by one after +0); longer ones are left to the pieces below. */
 template <class T>
 __device__ void rb_kscan_segments_body(int term, int exclusive, const T *x, const T *y,
-                                       const long long *off, long long nseg, T *out) {
+                                       const long long *off, long long nseg, long long big,
+                                       T *out) {
   RB_GRID_STRIDE(s, nseg) {
     const long long lo = off[s], hi = off[s + 1], shift = exclusive ? 1 : 0;
-    if (hi == lo) continue;
+    if (hi == lo || hi - lo >= big) continue;
     typename rb_kscan_of<T>::type st;
     rb_kscan_init_t(&st);
     rb_kscan_range<T>(&st, term, x + lo, y + lo, out + lo + shift, 0, hi - lo - shift);
@@ -66,13 +68,96 @@ __device__ void rb_kscan_segments_body(int term, int exclusive, const T *x, cons
   }
 }
 
+/* A long scan of m terms in aligned pieces of P chunks (len = 1024 P terms, P a power of
+ * two), scan_driver.inc's kscan_seg_big: the pieces' chunk pairs (rb_kahan_chunks) and
+ * perfect trees (rb_kscan_trees), then one thread walks the two counters over them and
+ * writes each piece's starting state (rb_kscan_states), then a thread per piece scans it
+ * from that state (rb_kscan_pieces): the one pass's operations, piece by piece. States:
+ * RB_KSCAN_STATE_BYTES each. */
+#define RB_KSCAN_STATE_BYTES 4096
+static_assert(sizeof(rb_kscan_f64) <= RB_KSCAN_STATE_BYTES, "RB_KSCAN_STATE_BYTES");
+
+/* tree[q]: the perfect pairwise tree of the terms of full piece q (the fallback's). */
+template <class T>
+__device__ void rb_kscan_trees_body(int term, const T *x, const T *y, long long full,
+                                    long long len, T *tree) {
+  RB_GRID_STRIDE(q, full) {
+    T stack[64], acc;
+    for (long long i = 0; i < len; ++i) {
+      T t = rb_kahan_term(term, x, y, T(1), q * len + i);
+      RB_COUNTER_PUSH(stack, i, t, RB_PLUS);
+    }
+    RB_COUNTER_JOIN(acc, stack, len, RB_PLUS);
+    tree[q] = acc;
+  }
+}
+
+template <class T>
+__device__ void rb_kscan_states_body(const T *cs, const T *cc, const T *tree, long long pieces,
+                                     long long P, unsigned char *states) {
+  typedef typename rb_kscan_of<T>::type S;
+  typedef typename rb_kpair_of<T>::type K;
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  K cst[64];
+  T pc[64];
+  for (int l = 0; l < 64; ++l) cst[l].s = cst[l].c = T(0), pc[l] = T(0);
+  const long long len = P * RB_KAHAN_CHUNK;
+  const int l0 = rb_bit_length(len) - 1; /* the term counter's level of a piece */
+  for (long long p = 0; p < pieces; ++p) {
+    S *st = (S *)(states + p * RB_KSCAN_STATE_BYTES);
+    rb_kscan_init_t(st);
+    st->closed = p * P;
+    st->n = st->pwn = p * len;
+    for (int l = 0; l < 64; ++l) st->cst[l] = cst[l];
+    for (int l = 0; l < 64; ++l) st->pw[l] = l >= l0 ? pc[l - l0] : T(0);
+    rb_kscan_open_t(st);
+    if (p == pieces - 1) break;
+    for (long long c = p * P; c < (p + 1) * P; ++c) {
+      K v;
+      v.s = cs[c], v.c = cc[c];
+      RB_COUNTER_PUSH(cst, c, v, rb_kjoin_t);
+    }
+    T w = tree[p];
+    RB_COUNTER_PUSH(pc, p, w, RB_PLUS);
+  }
+}
+
+template <class T>
+__device__ void rb_kscan_pieces_body(int term, const T *x, const T *y, long long m,
+                                     long long len, const unsigned char *states, T *out) {
+  typedef typename rb_kscan_of<T>::type S;
+  const long long pieces = (m + len - 1) / len;
+  RB_GRID_STRIDE(q, pieces) {
+    S st = *(const S *)(states + q * RB_KSCAN_STATE_BYTES);
+    const long long lo = q * len;
+    rb_kscan_range<T>(&st, term, x, y, out, lo, m - lo < len ? m : lo + len);
+  }
+}
+
 #define RB_DEFINE_KSCAN_KERNELS(T, sfx)                                                      \
   extern "C" __global__ void rb_kscan_segments_##sfx(int term, int exclusive, const T *x,    \
                                                      const T *y, const long long *off,         \
-                                                     long long nseg, T *out) {                 \
-    rb_kscan_segments_body<T>(term, exclusive, x, y, off, nseg, out);                         \
+                                                     long long nseg, long long big, T *out) {  \
+    rb_kscan_segments_body<T>(term, exclusive, x, y, off, nseg, big, out);                    \
+  }                                                                                            \
+  extern "C" __global__ void rb_kscan_trees_##sfx(int term, const T *x, const T *y,          \
+                                                  long long full, long long len, T *tree) {     \
+    rb_kscan_trees_body<T>(term, x, y, full, len, tree);                                      \
+  }                                                                                            \
+  extern "C" __global__ void rb_kscan_states_##sfx(const T *cs, const T *cc, const T *tree,  \
+                                                   long long pieces, long long P,              \
+                                                   unsigned char *states) {                    \
+    rb_kscan_states_body<T>(cs, cc, tree, pieces, P, states);                                 \
+  }                                                                                            \
+  extern "C" __global__ void rb_kscan_pieces_##sfx(int term, const T *x, const T *y,         \
+                                                   long long m, long long len,                 \
+                                                   const unsigned char *states, T *out) {      \
+    rb_kscan_pieces_body<T>(term, x, y, m, len, states, out);                                 \
   }
 
-#define RB_KSCAN_KERNEL_LIST(X) X(rb_kscan_segments_f32) X(rb_kscan_segments_f64)
+#define RB_KSCAN_KERNEL_LIST(X)                                                              \
+  X(rb_kscan_segments_f32) X(rb_kscan_trees_f32) X(rb_kscan_states_f32)                     \
+  X(rb_kscan_pieces_f32) X(rb_kscan_segments_f64) X(rb_kscan_trees_f64)                     \
+  X(rb_kscan_states_f64) X(rb_kscan_pieces_f64)
 
 #endif /* RB_CUDA_KAHAN_SCAN_CUH */
