@@ -6,8 +6,9 @@ Arguments are checked by reproblas/_scan.py (contiguous device arrays of one flo
 dtype, int64 host offsets). A thread scans or sums one segment (a row of a cumsum is
 a segment); which thread, block or grid never changes an operation. A segment sum of
 at least BIG terms is the level-1 call on it (reproblas/_cuda.py: many threads), whose
-bits are the one thread's; a kahan scan of at least KSCAN_BIG terms is cut into aligned
-pieces scanned by a thread each from their starting states, the same operations."""
+bits are the one thread's; a kahan (exact) scan of at least KSCAN_BIG (XSCAN_BIG) terms
+is cut into aligned pieces scanned by a thread each from their starting states (the same
+operations; for exact, the same exact values)."""
 import os
 
 import numpy as np
@@ -17,7 +18,8 @@ from . import _core, _cpu, _cuda
 
 BIG = 1 << 16  # segment sums from this length on: the level-1 kernels
 KSCAN_BIG = 1 << 15  # kahan scans from this length on: aligned pieces on many threads
-MAX_PIECES = 4096  # pieces of a long kahan scan at most (the chunks per piece double)
+XSCAN_BIG = 1 << 15  # exact scans by key from this length on: pieces on many threads
+MAX_PIECES = 4096  # pieces of a long scan at most (the terms per piece double)
 STATE_BYTES = 4096  # RB_KSCAN_STATE_BYTES (kahan_scan.cuh): a piece's starting state
 _ROUTINES = ("sum", "asum", "dot")  # by term (terms.h): x, abs(x), x*y
 _NAMES = {_core.KAHAN: "kahan", _core.EXACT: "exact"}
@@ -62,28 +64,46 @@ def _kscan_long(dev, term, x, y, out, m):
         np.int32(term), x, yy, np.int64(m), np.int64(ln), states, out))
 
 
+def _xscan_long(dev, term, x, y, out, m):
+    """The exact prefixes of x[:m] (and y) into out[:m], 1-D contiguous, in at most
+    MAX_PIECES pieces (seg_extra.cuh): each piece starts from the exact sum of the pieces
+    before it."""
+    xp, sfx = dev.xp, _sfx(x.dtype)
+    yy = x if y is None else y
+    ln = _cuda.KAHAN_CHUNK
+    while -(-m // ln) > MAX_PIECES:
+        ln *= 2
+    pieces = -(-m // ln)
+    nl = _cuda.EXACT_LIMBS[sfx, term == _cuda.TERMS["dot"]]
+    limbs, flags = xp.zeros(pieces * nl, np.int64), xp.zeros(pieces * 4, np.int32)
+    if pieces > 1:
+        dev.function(f"rb_xscan_parts_{sfx}")(grid_1d(dev, pieces - 1), (THREADS,), (
+            np.int32(term), x, yy, np.int64(pieces - 1), np.int64(ln), limbs, flags))
+        dev.function(f"rb_xscan_starts_{sfx}")((1,), (THREADS,), (
+            np.int32(term), np.int64(pieces), limbs, flags))
+    dev.function(f"rb_xscan_pieces_{sfx}")(grid_1d(dev, pieces), (THREADS,), (
+        np.int32(term), x, yy, np.int64(m), np.int64(ln), limbs, flags, out))
+
+
 def _scan_segments(dev, order, term, exclusive, x, y, off, out):
     """Each segment of off (int64, host) scanned into out (1-D contiguous)."""
     nseg = off.shape[0] - 1
     if nseg == 0:
         return
     sfx, yy = _sfx(x.dtype), x if y is None else y
-    if order == _core.EXACT:
-        dev.function(f"rb_xscan_segments_{sfx}")(grid_1d(dev, nseg), (THREADS,), (
-            np.int32(term), np.int32(exclusive), x, yy, dev.xp.asarray(off), np.int64(nseg),
-            out))
-        return
-    dev.function(f"rb_kscan_segments_{sfx}")(grid_1d(dev, nseg), (THREADS,), (
+    name, big, long = (("kscan", KSCAN_BIG, _kscan_long) if order == _core.KAHAN else
+                       ("xscan", XSCAN_BIG, _xscan_long))
+    dev.function(f"rb_{name}_segments_{sfx}")(grid_1d(dev, nseg), (THREADS,), (
         np.int32(term), np.int32(exclusive), x, yy, dev.xp.asarray(off), np.int64(nseg),
-        np.int64(KSCAN_BIG), out))
+        np.int64(big), out))
     shift = 1 if exclusive else 0
-    for s in np.flatnonzero(np.diff(off) >= KSCAN_BIG):
+    for s in np.flatnonzero(np.diff(off) >= big):
         lo, hi = int(off[s]), int(off[s + 1])
         m = hi - lo - shift
         if shift:
             out[lo] = 0
-        _kscan_long(dev, term, x[lo:lo + m], None if y is None else y[lo:lo + m],
-                    out[lo + shift:hi], m)
+        long(dev, term, x[lo:lo + m], None if y is None else y[lo:lo + m], out[lo + shift:hi],
+             m)
 
 
 def _host(a):

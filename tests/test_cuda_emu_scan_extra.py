@@ -276,3 +276,36 @@ def test_long_kahan_scans_in_pieces(gpu, monkeypatch, dtype):
             same_bits(rb.scan_by_key(keys, emu_array(x), order="kahan", exclusive=excl,
                                      **_kw(kw, w, True)), want)
     assert 1499 in calls and 5000 in calls and 2100 in calls and 1030 not in calls
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_long_exact_runs_in_pieces(gpu, monkeypatch, dtype):
+    """scan_by_key(order="exact") runs past XSCAN_BIG in pieces of 1024, 2048 and more
+    terms (MAX_PIECES small), each from the exact sum of the pieces before it: specials
+    and overflowing partial sums in later pieces, every transform, exclusive."""
+    calls, long = [], _scan_cuda_extra._xscan_long
+
+    def spy(dev, term, x, y, out, m):
+        calls.append(m)
+        return long(dev, term, x, y, out, m)
+    monkeypatch.setattr(_scan_cuda_extra, "_xscan_long", spy)
+    monkeypatch.setattr(_scan_cuda_extra, "XSCAN_BIG", 1500)
+    keys, x, w = runs_case(dtype, 22)
+    big = np.finfo(dtype).max
+    xs = x.copy()
+    xs[[1040, 2100, 2101, 3000]] = (-np.inf, big, big, np.nan)
+    for max_pieces in (64, 2, 1):
+        monkeypatch.setattr(_scan_cuda_extra, "MAX_PIECES", max_pieces)
+        for v in (x, xs):
+            for kw in TRANSFORMS:
+                for excl in (False, True):
+                    with np.errstate(all="ignore"):
+                        want = rb.scan_by_key(keys, v, order="exact", exclusive=excl,
+                                              **_kw(kw, w, False))
+                    same_bits(rb.scan_by_key(keys, emu_array(v), order="exact",
+                                             exclusive=excl, **_kw(kw, w, True)), want)
+    one = data(6000, dtype, 23)
+    one[[5, 4000]] = (-0.0, big)
+    same_bits(rb.scan_by_key(np.zeros(6000), emu_array(one), order="exact"),
+              rb.scan_by_key(np.zeros(6000), one, order="exact"))
+    assert 2100 in calls and 2099 in calls and 6000 in calls and 1030 not in calls

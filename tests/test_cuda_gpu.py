@@ -150,6 +150,10 @@ def test_reproblas_scans_kahan_exact(cp, dtype):
                   reproblas.segment_sum(v, off, order=order, weights=w))
         _, s = reproblas.reduce_by_key(cp.asarray(keys), cp.asarray(v), order=order)
         same_bits(cp.asnumpy(s), reproblas.reduce_by_key(keys, v, order=order)[1])
+        one_run = np.zeros(n, np.int64)  # a long run: in pieces
+        same_bits(cp.asnumpy(reproblas.scan_by_key(one_run, cp.asarray(v), order=order,
+                                                   weights=cp.asarray(w))),
+                  reproblas.scan_by_key(one_run, v, order=order, weights=w))
     p = rng.uniform(0.5, 2.0, (64, 5000)).astype(dtype)
     p[3, 10], p[5, 0] = 0.0, np.inf
     for excl in (False, True):

@@ -7,7 +7,8 @@
  *     sum of the same terms;
  *   rb_xreduce_segments: RN of the exact sum of segment s (order/exact.h);
  *   rb_xscan_segments: each prefix of segment s rounded from a copy of the
- *     running exact accumulator (scan_driver.inc's sk_exact).
+ *     running exact accumulator (scan_driver.inc's sk_exact); a long segment in
+ *     pieces (rb_xscan_parts, _starts, _pieces).
  * Segments of at least `big` terms are left to the host (reproblas/
  * _scan_cuda_extra.py), which sums them with the level-1 kernels. */
 #ifndef RB_CUDA_SEG_EXTRA_CUH
@@ -98,14 +99,16 @@ __device__ void rb_reduce_extra_body(int order, int term, const T *x, const T *y
   }
 }
 
-/* The exact prefixes of each segment (exclusive: shifted by one after +0). */
+/* The exact prefixes of each segment of fewer than `big` terms (exclusive: shifted by one
+ * after +0); longer ones are left to the pieces below. */
 template <class T>
 __device__ void rb_xscan_segments_body(int term, int exclusive, const T *x, const T *y,
-                                       const long long *off, long long nseg, T *out) {
+                                       const long long *off, long long nseg, long long big,
+                                       T *out) {
   const int kind = rb_exact_kind(term, sizeof(T) == 8), nl = rb_xacc_limbs(kind);
   RB_GRID_STRIDE(s, nseg) {
     const long long lo = off[s], hi = off[s + 1], shift = exclusive ? 1 : 0;
-    if (hi == lo) continue;
+    if (hi == lo || hi - lo >= big) continue;
     rb_xacc acc, t;
     rb_xacc_init(&acc);
     for (long long i = 0; i < hi - lo - shift; ++i) {
@@ -119,6 +122,70 @@ __device__ void rb_xscan_segments_body(int term, int exclusive, const T *x, cons
   }
 }
 
+/* A long exact scan (m terms) in pieces of len terms: each full piece's terms into its
+ * own accumulator (rb_xscan_parts, normalized limbs and flags per piece), the limb-wise
+ * prefix sums over the pieces (rb_xscan_starts: integer additions, exact), then a thread
+ * per piece continues from its start (rb_xscan_pieces). Every prefix is the rounding of
+ * the same exact value as the one pass's (the representation of an accumulator never
+ * changes a rounding), so the same bits. Limbs: nl per piece, flags: 4 per piece. */
+template <class T>
+__device__ void rb_xscan_parts_body(int term, const T *x, const T *y, long long full,
+                                    long long len, long long *limbs, int *flags) {
+  const int kind = rb_exact_kind(term, sizeof(T) == 8), nl = rb_xacc_limbs(kind);
+  RB_GRID_STRIDE(q, full) {
+    rb_xacc a;
+    rb_xacc_init(&a);
+    rb_xacc_terms<T>(&a, term, x + q * len, y + q * len, len); /* normalizes */
+    for (int l = 0; l < nl; ++l) limbs[q * nl + l] = (long long)a.limb[l];
+    flags[q * 4 + 0] = a.nan, flags[q * 4 + 1] = a.pinf, flags[q * 4 + 2] = a.ninf;
+    flags[q * 4 + 3] = a.nonneg0;
+  }
+}
+
+/* In place: row p becomes the sum of rows 0 .. p - 1 (a thread per limb, and per flag). */
+template <class T>
+__device__ void rb_xscan_starts_body(int term, long long pieces, long long *limbs, int *flags) {
+  const int nl = rb_xacc_limbs(rb_exact_kind(term, sizeof(T) == 8));
+  RB_GRID_STRIDE(l, nl + 4) { /* limb sums below 2^44: at most 4096 rows of digits */
+    long long run = 0;
+    for (long long p = 0; p < pieces; ++p) {
+      if (l < nl) {
+        const long long here = limbs[p * nl + l];
+        limbs[p * nl + l] = run;
+        run += here;
+      } else {
+        const int here = flags[p * 4 + (l - nl)];
+        flags[p * 4 + (l - nl)] = (int)run;
+        run |= here;
+      }
+    }
+  }
+}
+
+template <class T>
+__device__ void rb_xscan_pieces_body(int term, const T *x, const T *y, long long m,
+                                     long long len, const long long *limbs, const int *flags,
+                                     T *out) {
+  const int kind = rb_exact_kind(term, sizeof(T) == 8), nl = rb_xacc_limbs(kind);
+  const long long pieces = (m + len - 1) / len;
+  RB_GRID_STRIDE(q, pieces) {
+    rb_xacc acc, t;
+    rb_xacc_init(&acc);
+    for (int l = 0; l < nl; ++l) acc.limb[l] = limbs[q * nl + l];
+    acc.nan = flags[q * 4 + 0], acc.pinf = flags[q * 4 + 1], acc.ninf = flags[q * 4 + 2];
+    acc.nonneg0 = flags[q * 4 + 3];
+    rb_xacc_normalize(&acc, nl);
+    const long long lo = q * len, hi = m - lo < len ? m : lo + len;
+    for (long long i = lo; i < hi; ++i) {
+      rb_xacc_term<T>(&acc, term, x, y, i);
+      for (int l = 0; l < nl; ++l) t.limb[l] = acc.limb[l];
+      t.nan = acc.nan, t.pinf = acc.pinf, t.ninf = acc.ninf, t.nonneg0 = acc.nonneg0;
+      out[i] = rb_xacc_round_t<T>(&t, kind, 1);
+      if ((i - lo + 1) % RB_XACC_BATCH == 0) rb_xacc_normalize(&acc, nl);
+    }
+  }
+}
+
 #define RB_DEFINE_SEG_EXTRA_KERNELS(T, sfx)                                                  \
   extern "C" __global__ void rb_reduce_extra_##sfx(int order, int term, const T *x,          \
                                                    const T *y, const long long *off,           \
@@ -127,12 +194,28 @@ __device__ void rb_xscan_segments_body(int term, int exclusive, const T *x, cons
   }                                                                                            \
   extern "C" __global__ void rb_xscan_segments_##sfx(int term, int exclusive, const T *x,    \
                                                      const T *y, const long long *off,         \
-                                                     long long nseg, T *out) {                 \
-    rb_xscan_segments_body<T>(term, exclusive, x, y, off, nseg, out);                         \
+                                                     long long nseg, long long big, T *out) {  \
+    rb_xscan_segments_body<T>(term, exclusive, x, y, off, nseg, big, out);                    \
+  }                                                                                            \
+  extern "C" __global__ void rb_xscan_parts_##sfx(int term, const T *x, const T *y,          \
+                                                  long long full, long long len,               \
+                                                  long long *limbs, int *flags) {              \
+    rb_xscan_parts_body<T>(term, x, y, full, len, limbs, flags);                              \
+  }                                                                                            \
+  extern "C" __global__ void rb_xscan_starts_##sfx(int term, long long pieces, long long *limbs, \
+                                                   int *flags) {                               \
+    rb_xscan_starts_body<T>(term, pieces, limbs, flags);                                      \
+  }                                                                                            \
+  extern "C" __global__ void rb_xscan_pieces_##sfx(int term, const T *x, const T *y,         \
+                                                   long long m, long long len,                 \
+                                                   const long long *limbs, const int *flags,   \
+                                                   T *out) {                                   \
+    rb_xscan_pieces_body<T>(term, x, y, m, len, limbs, flags, out);                           \
   }
 
 #define RB_SEG_EXTRA_KERNEL_LIST(X)                                                          \
   X(rb_reduce_extra_f32) X(rb_reduce_extra_f64) X(rb_xscan_segments_f32)                    \
-  X(rb_xscan_segments_f64)
+  X(rb_xscan_segments_f64) X(rb_xscan_parts_f32) X(rb_xscan_parts_f64)                      \
+  X(rb_xscan_starts_f32) X(rb_xscan_starts_f64) X(rb_xscan_pieces_f32) X(rb_xscan_pieces_f64)
 
 #endif /* RB_CUDA_SEG_EXTRA_CUH */
