@@ -19,7 +19,9 @@ from . import _core, _cpu, _cuda
 BIG = 1 << 16  # segment sums from this length on: the level-1 kernels
 KSCAN_BIG = 1 << 15  # kahan scans from this length on: aligned pieces on many threads
 XSCAN_BIG = 1 << 15  # exact scans by key from this length on: pieces on many threads
+XPROD_BIG = 1 << 15  # exact cumprod rows from this length on: pieces on many threads
 MAX_PIECES = 4096  # pieces of a long scan at most (the terms per piece double)
+XPROD_STATE_BYTES = 64  # RB_XPROD_STATE_BYTES (exact_prod.cuh): sizeof(rb_xprod)
 STATE_BYTES = 4096  # RB_KSCAN_STATE_BYTES (kahan_scan.cuh): a piece's starting state
 _ROUTINES = ("sum", "asum", "dot")  # by term (terms.h): x, abs(x), x*y
 _NAMES = {_core.KAHAN: "kahan", _core.EXACT: "exact"}
@@ -110,18 +112,48 @@ def _host(a):
     return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
+def _xprod_long(dev, check, x, out, m):
+    """cumprod(order="exact") of x[:m] into out[:m] (1-D contiguous) in at most MAX_PIECES
+    pieces (exact_prod.cuh); whether a piece left a prefix undecided."""
+    xp, sfx = dev.xp, _sfx(x.dtype)
+    ln = _cuda.KAHAN_CHUNK
+    while -(-m // ln) > MAX_PIECES:
+        ln *= 2
+    pieces = -(-m // ln)
+    part = xp.zeros(pieces * XPROD_STATE_BYTES, np.uint8)
+    fail = xp.empty(pieces, np.int64)
+    if pieces > 1:
+        dev.function(f"rb_xprod_parts_{sfx}")(grid_1d(dev, pieces - 1), (THREADS,), (
+            x, np.int64(pieces - 1), np.int64(ln), part))
+    dev.function("rb_xprod_starts")((1,), (1,), (np.int64(pieces), part))
+    dev.function(f"rb_xprod_pieces_{sfx}")(grid_1d(dev, pieces), (THREADS,), (
+        np.int32(check), x, np.int64(m), np.int64(ln), part, out, fail))
+    return bool((_host(fail) >= 0).any())
+
+
 def _cumprod_exact(dev, exclusive, x2, out2):
-    """Each row's exact prefixes on the device; the rows where the fast form could not
-    decide a prefix (rare: a product within its error bound of a rounding boundary)
-    copied to the host and scanned there by the C core (the same correctly rounded
-    values)."""
+    """Each row's exact prefixes on the device (a row of at least XPROD_BIG terms in
+    pieces); the rows where the fast form could not decide a prefix (rare: a product
+    within its error bound of a rounding boundary) copied to the host and scanned there
+    by the C core (the same correctly rounded values)."""
     xp = dev.xp
     rows, n = x2.shape
-    fail = xp.empty(rows, np.int64)
     check = os.environ.get("REPROBLAS_EXACT_PROD_CHECK", "").startswith("1")  # as the core
-    dev.function(f"rb_xcumprod_{_sfx(x2.dtype)}")(grid_1d(dev, rows), (THREADS,), (
-        np.int32(exclusive), np.int32(check), x2, np.int64(rows), np.int64(n), out2, fail))
-    bad = np.flatnonzero(_host(fail) >= 0)
+    if n >= XPROD_BIG:
+        shift = 1 if exclusive else 0
+        bad = []
+        for r in range(rows):
+            if shift:
+                out2[r, 0] = 1
+            if _xprod_long(dev, check, x2[r, :n - shift], out2[r, shift:], n - shift):
+                bad.append(r)
+        bad = np.array(bad, np.int64)
+    else:
+        fail = xp.empty(rows, np.int64)
+        dev.function(f"rb_xcumprod_{_sfx(x2.dtype)}")(grid_1d(dev, rows), (THREADS,), (
+            np.int32(exclusive), np.int32(check), x2, np.int64(rows), np.int64(n), out2,
+            fail))
+        bad = np.flatnonzero(_host(fail) >= 0)
     if bad.size:
         idx = xp.asarray(bad)
         xh = np.ascontiguousarray(_host(x2[idx]))

@@ -6,6 +6,12 @@ against the level-1 calls on every prefix and segment, tests/test_reproblas_kaha
 Lengths around the lanes (16) and the chunks (1024), rows and axes, exclusive, non-finite
 terms and overflowing partial sums, runs of length 0 and 1 and across chunks, the
 transforms and weights, long segments on the level-1 kernels."""
+import ctypes
+import shutil
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -309,3 +315,129 @@ def test_long_exact_runs_in_pieces(gpu, monkeypatch, dtype):
     same_bits(rb.scan_by_key(np.zeros(6000), emu_array(one), order="exact"),
               rb.scan_by_key(np.zeros(6000), one, order="exact"))
     assert 2100 in calls and 2099 in calls and 6000 in calls and 1030 not in calls
+
+
+@pytest.mark.parametrize("check", ("0", "1"))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_long_cumprod_exact_in_pieces(gpu, host_rows, monkeypatch, dtype, check):
+    """Rows past XPROD_BIG in pieces of 1024 and more terms (MAX_PIECES small), each from
+    the joined products of the pieces before it (rb_xprod_join): long near-1 products,
+    exponent walks that overflow and come back, specials in later pieces, exclusive, rows;
+    with check=1 every row with an inexact prefix is finished on the host."""
+    calls, long = [], _scan_cuda_extra._xprod_long
+
+    def spy(dev, check, x, out, m):
+        calls.append(m)
+        return long(dev, check, x, out, m)
+    monkeypatch.setattr(_scan_cuda_extra, "_xprod_long", spy)
+    monkeypatch.setattr(_scan_cuda_extra, "XPROD_BIG", 1500)
+    monkeypatch.setenv("REPROBLAS_EXACT_PROD_CHECK", check)
+    rng = np.random.default_rng(30)
+    eps = float(np.finfo(dtype).eps)
+    emax = np.finfo(dtype).maxexp
+    n = 5000
+    walk = np.exp2(rng.integers(-(emax // 2), emax // 2, n)) * rng.uniform(1, 2, n)
+    rows = [1 + rng.choice([-2, -1, 1, 2], n) * eps / 2, rng.uniform(0.5, 2.0, n), walk,
+            rng.integers(1, 8, n) * 0.5 ** rng.integers(0, 3, n)]
+    special = rng.uniform(0.5, 2.0, n)
+    special[[3000, 4000]] = (np.inf, 0.0)
+    rows.append(special)
+    nan = rng.uniform(0.5, 2.0, n)
+    nan[2500] = np.nan
+    rows.append(nan)
+    finished = 0
+    for max_pieces in (64, 3):
+        monkeypatch.setattr(_scan_cuda_extra, "MAX_PIECES", max_pieces)
+        for x in rows:
+            x = x.astype(dtype)
+            for excl in (False, True):
+                with np.errstate(all="ignore"):
+                    want = rb.cumprod(x, order="exact", exclusive=excl)
+                del host_rows[:]
+                same_bits(rb.cumprod(emu_array(x), order="exact", exclusive=excl), want)
+                finished += sum(host_rows)
+        a = np.stack(rows[:3]).astype(dtype)
+        with np.errstate(all="ignore"):
+            want = rb.cumprod(a, axis=1, order="exact")
+        same_bits(rb.cumprod(emu_array(a), axis=1, order="exact"), want)
+    assert 5000 in calls and 4999 in calls
+    assert (finished > 0) if check == "1" else finished == 0
+
+
+# ---- rb_xprod_join (order/exact_prod.h), compiled on its own ----
+
+_JOIN_SHIM = r"""
+#include "order/exact_prod.h"
+/* the fast form of n terms (bits of float64), then joined with the one of m more */
+void xp_fold(const uint64_t *bits, int64_t n, rb_xprod *s) {
+  const rb_xfmt f = rb_xfmt_of(0);
+  rb_xprod_init(s);
+  for (int64_t i = 0; i < n; ++i) {
+    const rb_xterm t = rb_xterm_of(bits[i], &f);
+    rb_xprod_mul(s, &t);
+  }
+}
+void xp_join(rb_xprod *s, const rb_xprod *r) { rb_xprod_join(s, r); }
+"""
+
+
+class _XProd(ctypes.Structure):  # rb_xprod
+    _fields_ = [("m", ctypes.c_uint64 * 3), ("e", ctypes.c_int64), ("j", ctypes.c_uint64),
+                ("esum", ctypes.c_int64), ("nan", ctypes.c_int), ("inf", ctypes.c_int),
+                ("zero", ctypes.c_int), ("neg", ctypes.c_int)]
+
+
+@pytest.fixture(scope="module")
+def xprod_lib(tmp_path_factory):
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs a C compiler (cc on PATH)")
+    d = tmp_path_factory.mktemp("xjoin")
+    (d / "shim.c").write_text(_JOIN_SHIM)
+    src = Path(__file__).resolve().parent.parent / "src" / "c"
+    subprocess.run([cc, "-std=gnu11", "-O1", "-Wall", "-Werror", "-shared", "-fPIC",
+                    f"-I{src}", "-o", str(d / "shim.so"), str(d / "shim.c")], check=True)
+    lib = ctypes.CDLL(str(d / "shim.so"))
+    assert ctypes.sizeof(_XProd) == 64  # RB_XPROD_STATE_BYTES
+    lib.xp_fold.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(_XProd)]
+    lib.xp_join.argtypes = [ctypes.POINTER(_XProd), ctypes.POINTER(_XProd)]
+    return lib
+
+
+def test_xprod_join_keeps_the_bound(xprod_lib):
+    """The join of two fast forms (a row's pieces on CUDA) is a fast form of the whole
+    product: M 2^E <= P < (M + j 2^(L-127)) 2^E with L = bitlen(M) >= 129, P = M 2^E
+    exactly when j = 0, for products short and long, near 1 and across wide exponents."""
+    rng = np.random.default_rng(31)
+    grew = exact = 0
+    for trial in range(600):
+        n = int(rng.choice([1, 2, 3, 5, 20, 200]))
+        kind = trial % 3
+        if kind == 0:
+            x = 1 + rng.choice([-2, -1, 1, 2], n) * 2.0 ** -53
+        elif kind == 1:
+            x = rng.uniform(0.5, 2.0, n) * np.exp2(rng.integers(-60, 60, n))
+        else:
+            x = rng.integers(1, 1 << 20, n).astype(np.float64)
+        cut = int(rng.integers(0, n + 1))
+        a, b = _XProd(), _XProd()
+        bits = x.view(np.uint64)
+        xprod_lib.xp_fold(bits[:cut].ctypes.data, cut, a)
+        xprod_lib.xp_fold(bits[cut:].ctypes.data, n - cut, b)
+        ja, jb = a.j, b.j
+        xprod_lib.xp_join(a, b)
+        m = sum(int(a.m[i]) << (64 * i) for i in range(3))
+        L = m.bit_length()
+        assert L >= 129 and a.j >= ja + jb
+        p = Fraction(1)
+        for v in x.tolist():
+            p *= Fraction(v)
+        lo = Fraction(m) * Fraction(2) ** a.e
+        hi = Fraction(m + a.j * 2 ** (L - 127)) * Fraction(2) ** a.e
+        if a.j == 0:
+            assert p == lo, (trial, cut)
+            exact += 1
+        else:
+            assert lo < p < hi, (trial, cut)
+            grew += a.j > ja + jb
+    assert exact > 100 and grew > 50

@@ -156,6 +156,9 @@ def test_reproblas_scans_kahan_exact(cp, dtype):
                   reproblas.scan_by_key(one_run, v, order=order, weights=w))
     p = rng.uniform(0.5, 2.0, (64, 5000)).astype(dtype)
     p[3, 10], p[5, 0] = 0.0, np.inf
-    for excl in (False, True):
-        same_bits(cp.asnumpy(reproblas.cumprod(cp.asarray(p), order="exact", exclusive=excl)),
-                  reproblas.cumprod(p, order="exact", exclusive=excl))
+    long_row = (1 + rng.choice([-2, -1, 1, 2], 1_000_003) * float(np.finfo(dtype).eps) / 2)
+    for q in (p, long_row.astype(dtype)):  # the long row in pieces
+        for excl in (False, True):
+            same_bits(cp.asnumpy(reproblas.cumprod(cp.asarray(q), order="exact",
+                                                   exclusive=excl)),
+                      reproblas.cumprod(q, order="exact", exclusive=excl))

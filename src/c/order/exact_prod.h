@@ -232,6 +232,38 @@ RB_XPFN void rb_xprod_mul(rb_xprod *s, const rb_xterm *t) {
   s->e += 64 * drop;
 }
 
+/* s times r, r the running product of the terms after s's (both fast forms; the CUDA
+ * kernels' long rows, in pieces): the 384-bit M_s M_r cut to its top three nonzero limbs,
+ * which drops a relative part below 2^-128 as one term's step does, so
+ * P = M 2^E (1 + η) holds with j = j_s + j_r (+ 1 when a nonzero limb is dropped). */
+RB_XPFN void rb_xprod_join(rb_xprod *s, const rb_xprod *r) {
+  s->neg ^= r->neg;
+  s->nan |= r->nan;
+  s->inf |= r->inf;
+  s->zero |= r->zero;
+  if (!rb_xprod_finite(s)) return;
+  s->esum += r->esum;
+  uint64_t p[2 * RB_XP_LIMBS] = {0};
+  for (int i = 0; i < RB_XP_LIMBS; ++i) {
+    uint64_t carry = 0;
+    for (int k = 0; k < RB_XP_LIMBS; ++k) { /* a b + p + carry < 2^128 */
+      uint64_t hi;
+      const uint64_t lo = rb_xp_mac(s->m[i], r->m[k], carry, &hi), sum = lo + p[i + k];
+      p[i + k] = sum;
+      carry = hi + (sum < lo);
+    }
+    p[i + RB_XP_LIMBS] = carry;
+  }
+  /* both are at least 2^128: the top nonzero limb is 4 or 5 */
+  const int top = p[2 * RB_XP_LIMBS - 1] ? 2 * RB_XP_LIMBS - 1 : 2 * RB_XP_LIMBS - 2;
+  const int lo = top - (RB_XP_LIMBS - 1);
+  int dropped = 0;
+  for (int i = 0; i < lo; ++i) dropped |= p[i] != 0;
+  for (int i = 0; i < RB_XP_LIMBS; ++i) s->m[i] = p[lo + i];
+  s->e += r->e + 64 * lo;
+  s->j += r->j + (uint64_t)dropped;
+}
+
 /* The prefix's bits into *out, or 0 when the fast form cannot decide (the
  * product is finite and nonzero then). NaN when a NaN was seen or both an
  * infinity and a zero (the format's default NaN); else ±inf, ±0, or the
