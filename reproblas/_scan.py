@@ -9,7 +9,7 @@ import numpy as np
 from repro_runtime import cuda as rt_cuda
 from repro_runtime.cuda import on_device
 
-from . import _backend, _core, _cpu, _scan_cuda
+from . import _backend, _core, _cpu, _scan_cuda, _scan_cuda_extra
 from . import _validate as V
 
 _TRANSFORMS = {None: 0, "abs": 1, "square": 2}  # core terms: x, abs(x), x*y
@@ -31,22 +31,14 @@ def _run(be, kind, *args):
             _core.segments("reduce", order, term, False, x, y, off, out, isa, threads)
         return
     with on_device(args[-1]):
-        if kind == "rows":
+        if _scan_cuda_extra.takes(kind, args):  # the orders kahan and exact
+            _scan_cuda_extra.run(be.dev, kind, *args)
+        elif kind == "rows":
             _scan_cuda.scan_rows(be.dev, *args)
         elif kind == "scan":
             _scan_cuda.scan_segments(be.dev, *args)
         else:
             _scan_cuda.segment_reduce(be.dev, *args)
-
-
-def _host_order(be, code, routine):
-    """order='kahan' (and, for the segmented routines, 'exact') on the CPU only: the
-    CUDA scan kernels implement the orders of contract §2."""
-    if be is not _backend.CPU and (code == _core.KAHAN or
-                                   (code == _core.EXACT and routine != "cumsum")):
-        name = "kahan" if code == _core.KAHAN else "exact"
-        raise ValueError(f"reproblas.{routine}: order={name!r} runs on NumPy arrays only; "
-                         f"use 'sequential' or 'pairwise' on GPU arrays")
 
 
 def _axis(axis, ndim, routine):
@@ -66,7 +58,6 @@ def _scan(routine, op, x, axis, order, exclusive, out):
     (x,) = V.operands(be, routine, ("x",), (x,), (None,))
     caller_out = out
     out = V.out_operand(be, out, routine)
-    _host_order(be, code, routine)
     if axis is None:  # NumPy's rule: the flattened array, C order
         x = xp.ravel(x)
         ax = 0
@@ -108,7 +99,7 @@ def cumsum(x, axis=-1, order="sequential", exclusive=False, out=None):
         aligned blocks of ``k+1``'s binary expansion; when ``k+1`` is a power of two it
         is ``reproblas.sum(x[:k+1], order="pairwise")``. Parallel on threads.
         'kahan': ``s_k`` is ``reproblas.sum(x[:k+1], order="kahan")`` bit for bit
-        (contract §5.5), in one pass; NumPy arrays only.
+        (contract §5.5), in one pass (on CUDA, a thread per row).
         'exact': ``s_k`` is the float nearest to the exact sum of ``x[:k+1]``
         (contract §5.4).
     exclusive : bool, optional
@@ -136,10 +127,10 @@ def cumprod(x, axis=-1, order="sequential", exclusive=False, out=None):
     """Cumulative product along an axis, in a fixed order (docs/contract.md §5.2).
 
     As :func:`reproblas.cumsum` with products: 'sequential' gives the bits of
-    ``np.cumprod``; 'pairwise' joins perfect product trees; 'exact' (NumPy arrays)
-    gives each prefix as the float nearest to the exact product of ``x[:k+1]``, partial
-    products never overflowing or underflowing (contract §5.4). An exclusive scan
-    starts from 1. 'kahan' is a summation order: cumprod refuses it.
+    ``np.cumprod``; 'pairwise' joins perfect product trees; 'exact' gives each prefix
+    as the float nearest to the exact product of ``x[:k+1]``, partial products never
+    overflowing or underflowing (contract §5.4). An exclusive scan starts from 1.
+    'kahan' is a summation order: cumprod refuses it.
 
     Examples
     --------
@@ -209,7 +200,6 @@ def _terms(routine, values, transform, weights):
 def _reduce_segments(routine, values, o, order, transform, weights, out):
     code = V.order(order, routine)
     be, values, weights, term = _terms(routine, values, transform, weights)
-    _host_order(be, code, routine)
     res = be.xp.empty(o.shape[0] - 1, values.dtype)
     if out is not None:
         out = V.out_operand(be, out, routine)
@@ -237,8 +227,7 @@ def segment_sum(values, offsets, order="sequential", *, transform=None, weights=
     offsets : array_like of int
         The S+1 segment boundaries, non-decreasing, within ``[0, len(values)]``.
     order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
-        Summation order of each segment (contract §2, §5.4, §5.5); 'kahan' and 'exact'
-        on NumPy arrays only.
+        Summation order of each segment (contract §2, §5.4, §5.5).
     transform : {None, 'abs', 'square'}, optional
         Terms ``x``, ``abs(x)`` or ``x*x``.
     weights : numpy.ndarray, optional
@@ -332,7 +321,7 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
     values : numpy.ndarray
         1-D float32 or float64 array.
     order : {'sequential', 'pairwise', 'kahan', 'exact'}, optional
-        The scan order (contract §5.2); 'kahan' and 'exact' on NumPy arrays only.
+        The scan order (contract §5.2, §5.4, §5.5).
     exclusive : bool, optional
         Each run starts from +0 and is shifted by one.
     transform, weights
@@ -351,7 +340,6 @@ def scan_by_key(keys, values, order="sequential", *, exclusive=False, transform=
     code = V.order(order, routine)
     exclusive = V.flag(exclusive, "exclusive", routine)
     be, values, weights, term = _terms(routine, values, transform, weights)
-    _host_order(be, code, routine)
     caller_out = out
     out = V.out_operand(be, out, routine)
     if out is not None:

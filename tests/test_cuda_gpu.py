@@ -162,3 +162,54 @@ def test_reproblas_exact_cumsum(cp, dtype):
                 same_bits(cp.asnumpy(reproblas.cumsum(cp.asarray(x), axis=axis, order="exact",
                                                       exclusive=exclusive)),
                           reproblas.cumsum(x, axis=axis, order="exact", exclusive=exclusive))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reproblas_scans_kahan_exact(cp, dtype):
+    """cumsum(kahan) (long rows in pieces), scan_by_key / segment_sum / reduce_by_key in
+    kahan and exact, cumprod(exact): src/cuda/reproblas/kahan_scan.cuh, seg_extra.cuh,
+    exact_prod.cuh against the CPU."""
+    rng = np.random.default_rng(6)
+    big = np.finfo(dtype).max
+    for n in (1, 17, 1025, 40_000, 1_000_003):
+        x = (rng.standard_normal(n) * np.exp2(rng.integers(-20, 20, n))).astype(dtype)
+        if n > 2000:
+            x[[1500, 1501, n - 7]] = (big, big, np.nan)
+        for excl in (False, True):
+            with np.errstate(all="ignore"):
+                want = reproblas.cumsum(x, order="kahan", exclusive=excl)
+            same_bits(cp.asnumpy(reproblas.cumsum(cp.asarray(x), order="kahan",
+                                                  exclusive=excl)), want)
+    a = rng.standard_normal((300, 2000)).astype(dtype)
+    for axis in (0, 1):
+        same_bits(cp.asnumpy(reproblas.cumsum(cp.asarray(a), axis=axis, order="kahan")),
+                  reproblas.cumsum(a, axis=axis, order="kahan"))
+    n = 300_000
+    v, w = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+    off = np.unique(np.concatenate([[0, n, 5, 5, 6, 100_000, 200_000],
+                                    rng.integers(0, n, 3000)])).astype(np.int64)
+    keys = np.repeat(np.arange(off.shape[0] - 1), np.diff(off))
+    for order in ("kahan", "exact"):
+        for kw in ({}, {"transform": "abs"}, {"transform": "square"}):
+            same_bits(cp.asnumpy(reproblas.segment_sum(cp.asarray(v), off, order=order, **kw)),
+                      reproblas.segment_sum(v, off, order=order, **kw))
+            same_bits(cp.asnumpy(reproblas.scan_by_key(keys, cp.asarray(v), order=order,
+                                                       **kw)),
+                      reproblas.scan_by_key(keys, v, order=order, **kw))
+        same_bits(cp.asnumpy(reproblas.segment_sum(cp.asarray(v), off, order=order,
+                                                   weights=cp.asarray(w))),
+                  reproblas.segment_sum(v, off, order=order, weights=w))
+        _, s = reproblas.reduce_by_key(cp.asarray(keys), cp.asarray(v), order=order)
+        same_bits(cp.asnumpy(s), reproblas.reduce_by_key(keys, v, order=order)[1])
+        one_run = np.zeros(n, np.int64)  # a long run: in pieces
+        same_bits(cp.asnumpy(reproblas.scan_by_key(one_run, cp.asarray(v), order=order,
+                                                   weights=cp.asarray(w))),
+                  reproblas.scan_by_key(one_run, v, order=order, weights=w))
+    p = rng.uniform(0.5, 2.0, (64, 5000)).astype(dtype)
+    p[3, 10], p[5, 0] = 0.0, np.inf
+    long_row = (1 + rng.choice([-2, -1, 1, 2], 1_000_003) * float(np.finfo(dtype).eps) / 2)
+    for q in (p, long_row.astype(dtype)):  # the long row in pieces
+        for excl in (False, True):
+            same_bits(cp.asnumpy(reproblas.cumprod(cp.asarray(q), order="exact",
+                                                   exclusive=excl)),
+                      reproblas.cumprod(q, order="exact", exclusive=excl))

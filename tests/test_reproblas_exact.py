@@ -520,15 +520,14 @@ def test_cumsum_every_path_thread_count_and_layout(monkeypatch, isa, dtype):
         assert (b[:, 1:][~nan[:, :-1]].view(u) == want[:, :-1][~nan[:, :-1]].view(u)).all()
 
 
-def test_cumsum_exact_refusals():
+def test_exact_scans_on_emulated_gpu_arrays():
     x = np.ones(4)
     from cuda_support import EmuDevice, emu_array, same_bits
     from repro_runtime import cuda as rt_cuda
     old = list(rt_cuda._device)
     rt_cuda._device[:] = [EmuDevice()]
-    try:  # GPU arrays take the exact cumsum (tests/test_cuda_emu_extra_orders.py) ...
+    try:  # GPU arrays take the exact scans (tests/test_cuda_emu_extra_orders.py, _scan_extra)
         same_bits(rb.cumsum(emu_array(x), order="exact"), rb.cumsum(x, order="exact"))
-        with pytest.raises(ValueError, match=r"reproblas\.cumprod: order='exact'"):
-            rb.cumprod(emu_array(x), order="exact")  # ... but not these
+        same_bits(rb.cumprod(emu_array(x), order="exact"), rb.cumprod(x, order="exact"))
     finally:
         rt_cuda._device[:] = old

@@ -5,7 +5,7 @@ level-1 call per segment. Oracle: reproblas.sum/asum/dot on each prefix (themsel
 against the reference and, for exact, against rationals), the reference's plain O(n^2)
 definition (src/c/order/reference.c), and Python fractions. Every CPU path, 1 and 3 threads,
 work splits that cut rows and segments between the threads; axis, exclusive, out=, in place,
-non-finite terms, cancellation; GPU arrays refused; Ctrl-C on a long row."""
+non-finite terms, cancellation; Ctrl-C on a long row."""
 import os
 import subprocess
 import sys
@@ -262,29 +262,11 @@ def test_cumsum_kahan_axis_out_in_place(monkeypatch):
 
 
 def test_cumsum_kahan_refusals():
+    """cumprod has no kahan order (GPU arrays run the kahan and exact scans and
+    segmented routines: tests/test_cuda_emu_scan_extra.py)."""
     x = np.ones(4)
     with pytest.raises(ValueError, match=r"reproblas\.cumprod: order='kahan'"):
         rb.cumprod(x, order="kahan")
-    from cuda_support import EmuDevice, emu_array
-    from repro_runtime import cuda as rt_cuda
-    old = list(rt_cuda._device)
-    rt_cuda._device[:] = [EmuDevice()]
-    try:
-        keys = np.zeros(4, np.int64)
-        calls = [("cumsum", "kahan", lambda: rb.cumsum(emu_array(x), order="kahan"))]
-        for order in ("kahan", "exact"):
-            calls += [
-                ("scan_by_key", order, lambda o=order: rb.scan_by_key(keys, emu_array(x), order=o)),
-                ("segment_sum", order, lambda o=order: rb.segment_sum(emu_array(x), [0, 4], order=o)),
-                ("reduce_by_key", order,
-                 lambda o=order: rb.reduce_by_key(keys, emu_array(x), order=o))]
-        for routine, order, call in calls:
-            with pytest.raises(ValueError, match=rf"reproblas\.{routine}: order='{order}' runs "
-                                                 r"on NumPy arrays only; use 'sequential' or "
-                                                 r"'pairwise'"):
-                call()
-    finally:
-        rt_cuda._device[:] = old
 
 
 # ---- scan_by_key, segment_sum, reduce_by_key in the orders kahan and exact ----

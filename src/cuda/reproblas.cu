@@ -17,6 +17,9 @@
 #include "reproblas/exact_gemm.cuh"
 #include "reproblas/kahan_gemm.cuh"
 #include "reproblas/exact_scan.cuh"
+#include "reproblas/kahan_scan.cuh"
+#include "reproblas/seg_extra.cuh"
+#include "reproblas/exact_prod.cuh"
 
 /* Tile shapes (BM, BN, BK, TM, TN), 256 threads each: sequential gemm
  * (rb_gemm_seq_body), pairwise gemm and gemv (rb_gemm_body; gemv is gemm with
@@ -176,6 +179,15 @@ RB_DEFINE_EXTRA(double, f64)
 #define RB_EXTRA_LIST(X, sfx)                                                                 \
   X(rb_gemm_exact_##sfx) X(rb_gemm_kahan_##sfx) X(rb_gemm_kahan_chunks_##sfx)                \
   X(rb_gemm_kahan_join_##sfx) X(rb_exact_scan_pieces_##sfx) X(rb_exact_scan_starts_##sfx)
+/* the scans and segmented routines in the orders kahan and exact, cumprod exact:
+ * reproblas/kahan_scan.cuh, reproblas/seg_extra.cuh, reproblas/exact_prod.cuh */
+RB_DEFINE_KSCAN_KERNELS(float, f32)
+RB_DEFINE_KSCAN_KERNELS(double, f64)
+RB_DEFINE_SEG_EXTRA_KERNELS(float, f32)
+RB_DEFINE_SEG_EXTRA_KERNELS(double, f64)
+RB_DEFINE_XCUMPROD_KERNELS(float, f32)
+RB_DEFINE_XCUMPROD_KERNELS(double, f64)
+RB_DEFINE_XPROD_STARTS
 
 RB_DEFINE_KERNELS(float, f32, RB_GEMM_SEQ_F32)
 extern "C" __global__ void __launch_bounds__(128, 3)
@@ -212,4 +224,5 @@ RB_DEFINE_LEVEL2_RANK(double, f64)
 #define RB_KERNEL_LIST(X)                                                                   \
   RB_KERNEL_LIST_T(X, f32) RB_KERNEL_LIST_T(X, f64) X(rb_conv2d_gemm_narrow_f32)          \
   RB_SCAN_KERNEL_LIST(X) RB_LEVEL2_LIST(X, f32) RB_LEVEL2_LIST(X, f64)                     \
-  RB_EXTRA_LIST(X, f32) RB_EXTRA_LIST(X, f64)
+  RB_EXTRA_LIST(X, f32) RB_EXTRA_LIST(X, f64) RB_KSCAN_KERNEL_LIST(X)                       \
+  RB_SEG_EXTRA_KERNEL_LIST(X) RB_XCUMPROD_KERNEL_LIST(X)

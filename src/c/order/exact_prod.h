@@ -39,7 +39,11 @@
 
 #include <stdint.h>
 
+#if defined(__CUDACC__) /* also the CUDA kernels (src/cuda/reproblas/exact_prod.cuh) */
+#define RB_XPFN static __host__ __device__ inline
+#else
 #define RB_XPFN static inline
+#endif
 
 enum { RB_XP_LIMBS = 3 };
 
@@ -65,8 +69,26 @@ typedef struct {
   int neg, cls;
 } rb_xterm;
 
+#if defined(__CUDA_ARCH__)
+RB_XPFN int rb_xp_ctz(uint64_t v) { return __ffsll((long long)v) - 1; }
+RB_XPFN int rb_xp_bitlen(uint64_t v) { return 64 - __clzll((long long)v); }
+#else
 RB_XPFN int rb_xp_ctz(uint64_t v) { return __builtin_ctzll(v); }
 RB_XPFN int rb_xp_bitlen(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+#endif
+
+/* a * m + c = hi 2^64 + lo, exactly (it fits: (2^64 - 1)^2 + 2^64 - 1 < 2^128); returns lo. */
+RB_XPFN uint64_t rb_xp_mac(uint64_t a, uint64_t m, uint64_t c, uint64_t *hi) {
+#if defined(__CUDA_ARCH__)
+  const uint64_t lo = a * m, r = lo + c;
+  *hi = __umul64hi(a, m) + (r < lo);
+  return r;
+#else
+  const unsigned __int128 acc = (unsigned __int128)a * m + c;
+  *hi = (uint64_t)(acc >> 64);
+  return (uint64_t)acc;
+#endif
+}
 
 RB_XPFN rb_xterm rb_xterm_of(uint64_t bits, const rb_xfmt *f) {
   rb_xterm t;
@@ -201,17 +223,45 @@ RB_XPFN void rb_xprod_mul(rb_xprod *s, const rb_xterm *t) {
   s->esum += t->e;
   s->e += t->e;
   if (t->m == 1) return;
-  uint64_t p[RB_XP_LIMBS + 1];
-  unsigned __int128 acc = 0;
-  for (int i = 0; i < RB_XP_LIMBS; ++i) {
-    acc = (unsigned __int128)s->m[i] * t->m + (uint64_t)(acc >> 64);
-    p[i] = (uint64_t)acc;
-  }
-  p[RB_XP_LIMBS] = (uint64_t)(acc >> 64);
+  uint64_t p[RB_XP_LIMBS + 1], carry = 0;
+  for (int i = 0; i < RB_XP_LIMBS; ++i) p[i] = rb_xp_mac(s->m[i], t->m, carry, &carry);
+  p[RB_XP_LIMBS] = carry;
   const int drop = p[RB_XP_LIMBS] != 0;
   if (drop && p[0]) ++s->j;
   for (int i = 0; i < RB_XP_LIMBS; ++i) s->m[i] = p[i + drop];
   s->e += 64 * drop;
+}
+
+/* s times r, r the running product of the terms after s's (both fast forms; the CUDA
+ * kernels' long rows, in pieces): the 384-bit M_s M_r cut to its top three nonzero limbs,
+ * which drops a relative part below 2^-128 as one term's step does, so
+ * P = M 2^E (1 + η) holds with j = j_s + j_r (+ 1 when a nonzero limb is dropped). */
+RB_XPFN void rb_xprod_join(rb_xprod *s, const rb_xprod *r) {
+  s->neg ^= r->neg;
+  s->nan |= r->nan;
+  s->inf |= r->inf;
+  s->zero |= r->zero;
+  if (!rb_xprod_finite(s)) return;
+  s->esum += r->esum;
+  uint64_t p[2 * RB_XP_LIMBS] = {0};
+  for (int i = 0; i < RB_XP_LIMBS; ++i) {
+    uint64_t carry = 0;
+    for (int k = 0; k < RB_XP_LIMBS; ++k) { /* a b + p + carry < 2^128 */
+      uint64_t hi;
+      const uint64_t lo = rb_xp_mac(s->m[i], r->m[k], carry, &hi), sum = lo + p[i + k];
+      p[i + k] = sum;
+      carry = hi + (sum < lo);
+    }
+    p[i + RB_XP_LIMBS] = carry;
+  }
+  /* both are at least 2^128: the top nonzero limb is 4 or 5 */
+  const int top = p[2 * RB_XP_LIMBS - 1] ? 2 * RB_XP_LIMBS - 1 : 2 * RB_XP_LIMBS - 2;
+  const int lo = top - (RB_XP_LIMBS - 1);
+  int dropped = 0;
+  for (int i = 0; i < lo; ++i) dropped |= p[i] != 0;
+  for (int i = 0; i < RB_XP_LIMBS; ++i) s->m[i] = p[lo + i];
+  s->e += r->e + 64 * lo;
+  s->j += r->j + (uint64_t)dropped;
 }
 
 /* The prefix's bits into *out, or 0 when the fast form cannot decide (the
@@ -231,12 +281,8 @@ RB_XPFN int rb_xprod_round(const rb_xprod *s, const rb_xfmt *f, uint64_t *out) {
 
 /* b *= m (m < 2^63) in place; b has room for n + 1 limbs. Returns the new n. */
 RB_XPFN int64_t rb_xbig_mul(uint64_t *b, int64_t n, uint64_t m) {
-  unsigned __int128 acc = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    acc = (unsigned __int128)b[i] * m + (uint64_t)(acc >> 64);
-    b[i] = (uint64_t)acc;
-  }
-  const uint64_t top = (uint64_t)(acc >> 64);
+  uint64_t top = 0;
+  for (int64_t i = 0; i < n; ++i) b[i] = rb_xp_mac(b[i], m, top, &top);
   if (top) b[n++] = top;
   return n;
 }

@@ -43,7 +43,9 @@ enum { RB_KSCAN_GROUP = 32 };
 
 /* The side-by-side loops are written for the vectoriser: its cost model of -O2 leaves
  * most of them scalar (no other effect: only additions, never contracted). */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__CUDACC__) /* the CUDA scan kernels (src/cuda/reproblas/kahan_scan.cuh) */
+#define RB_KSCAN_VECTORIZE static __host__ __device__ __noinline__
+#elif defined(__GNUC__) && !defined(__clang__)
 #define RB_KSCAN_VECTORIZE \
   static __attribute__((noinline, unused, optimize("tree-vectorize", "vect-cost-model=dynamic", "peel-loops")))
 #else
