@@ -47,6 +47,11 @@ typedef struct {
   int mr_f32, mr_f64, nr; /* tile rows per dtype, most columns */
   rb_conv_pw_fn pw_f32, pw_f64; /* rows: mr_f32 / mr_f64 (the same packed panels) */
   int pw_nr, pw_nr2; /* most columns of the pairwise kernel: one panel, two (0: one only) */
+  /* the tile kernel and pack on panels of one vector of rows (mr1_*: the
+   * lanes), for convolutions of at most mr1 rows; nr columns */
+  rb_conv_tile_fn tile1_f32, tile1_f64;
+  rb_conv_pack_fn pack1_f32, pack1_f64;
+  int mr1_f32, mr1_f64;
 } rb_conv_kernels;
 
 extern const rb_conv_kernels rb_conv_scalar, rb_conv_avx2, rb_conv_avx512;

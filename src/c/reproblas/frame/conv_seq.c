@@ -176,14 +176,19 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
     return -1;
   const rb_conv_kernels *kt = conv_tiles[cfg.isa];
   const int64_t size = dtype == RB_F32 ? 4 : 8;
-  const int mr = dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
+  /* at most one vector of rows: the narrow panels (no +0 rows computed) */
+  const int mr1 = dtype == RB_F32 ? kt->mr1_f32 : kt->mr1_f64;
+  const int narrow = rows <= mr1 && mr1 < (dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64);
+  const int mr = narrow ? mr1 : dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
   const rb_context cx = rb_context_fix(cfg);
   const int64_t kc = cx.conv_kc ? cx.conv_kc : SEQ_KC_BYTES / size;
   const int64_t mc = cx.conv_mc ? cx.conv_mc : SEQ_MC;
   const int64_t chunk_cols = cx.conv_chunk ? cx.conv_chunk : SEQ_CHUNK_COLS;
   conv_seq s = {.dtype = dtype, .nr = kt->nr, .mr = mr,
-                .tile = dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64,
-                .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
+                .tile = narrow ? (dtype == RB_F32 ? kt->tile1_f32 : kt->tile1_f64)
+                               : (dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64),
+                .pack = narrow ? (dtype == RB_F32 ? kt->pack1_f32 : kt->pack1_f64)
+                               : (dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64),
                 .store = dtype == RB_F32 ? kt->store_f32 : kt->store_f64,
                 .rows = rows, .terms = terms, .panels = (rows + mr - 1) / mr,
                 .nkb = terms ? (terms + kc - 1) / kc : 1, .kc = kc, .mcp = (mc + mr - 1) / mr,
