@@ -8,13 +8,13 @@
  * chains of the MR x nc tiles (1 <= nc <= nr) of the first mp of np panels
  * over nt terms, reading the B operand straight from the source (no im2col
  * buffer): for panel m < mp, column j, row r < MR and t ascending,
- *   acc[(m*nr + j)*MR + r] = fma(ap[m*pstride + aidx[t] + r], src[toff[t] + co[j]], ...)
- * ap: packed panels of A (MR rows per term, aidx[t] its element offset);
+ *   acc[(m*nr + j)*MR + r] = fma(ap[m*pstride + term[t]*MR + r], src[toff[t] + co[j]], ...)
+ * ap: packed panels of A (MR rows per term; term[t]: the term's index);
  * The chains start at -0 when `fresh` (fma(a, b, -0) is the rounded product,
  * contract §2's S_0; acc is then only written), else at acc. Returns mp (1 <= mp <= np: the kernel takes several panels
  * at once when the tile is narrow). ap, src, acc: float or double by the
  * table entry. */
-typedef int (*rb_conv_tile_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,
+typedef int (*rb_conv_tile_fn)(int64_t nt, const int64_t *term, const int64_t *toff,
                                const void *ap, int64_t pstride, const void *src,
                                const int64_t *co, int nc, int np, int fresh, void *acc);
 /* Packs rows [0, nrows) (nrows <= MR) of A into one panel: d[t*MR + r] =

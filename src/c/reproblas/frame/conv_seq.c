@@ -2,7 +2,7 @@
  *
  * A (rows x terms, read from the weights in place) is packed once per call
  * into panels of mr rows (panel p, term t at apack[(p*terms + t)*mr]); every
- * class addresses its present terms in it (aidx = t*mr), so the border
+ * class addresses its present terms in it by their indices, so the border
  * classes cost no copy of A.
  * Output columns are cut into tiles of at most nr columns of one class; the
  * micro-kernel reads each tile's B values straight from src. Loop nest per
@@ -47,8 +47,6 @@ typedef struct {
   char *dst, *apack;
   int64_t drow;
   const rb_conv_class *cls;
-  const int64_t *aidx; /* per class, at cls_base[c] */
-  const int64_t *cls_base;
   const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
   char *ws; /* part p's workspace at ws + p*ws_bytes: the chains, and at ws_cols */
   int64_t ws_bytes, ws_cols; /* the two column lists of seq_store, then the term cursors */
@@ -154,9 +152,9 @@ static void seq_part(void *ctx, int part, int parts) {
           const rb_conv_class *cl = &s->cls[c];
           const int64_t t0 = first[tl - c0], t1 = next[tl - c0];
           if (t0 == t1) continue;
-          const int64_t *aidx = s->aidx + s->cls_base[c] + t0, *toff = cl->toff + t0;
+          const int64_t *term = cl->term + t0, *toff = cl->toff + t0;
           for (int64_t p = q0; p < q1;)
-            p += s->tile(t1 - t0, aidx, toff, s->apack + p * s->terms * s->mr * size,
+            p += s->tile(t1 - t0, term, toff, s->apack + p * s->terms * s->mr * size,
                          s->terms * s->mr, s->src, cl->coff + j0, (int)s->tile_nc[tl],
                          (int)(q1 - p), t0 == 0,
                          ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
@@ -181,7 +179,12 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   const int narrow = rows <= mr1 && mr1 < (dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64);
   const int mr = narrow ? mr1 : dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
   const rb_context cx = rb_context_fix(cfg);
-  const int64_t kc = cx.conv_kc ? cx.conv_kc : SEQ_KC_BYTES / size;
+  /* one panel of rows: no tile reuses B values across panels, and the
+   * blocks would only add passes over the workspace; the whole term list
+   * is one block (A streams from L2) */
+  const int64_t kc = cx.conv_kc       ? cx.conv_kc
+                     : rows <= mr && terms > SEQ_KC_BYTES / size ? terms
+                                                                  : SEQ_KC_BYTES / size;
   const int64_t mc = cx.conv_mc ? cx.conv_mc : SEQ_MC;
   const int64_t chunk_cols = cx.conv_chunk ? cx.conv_chunk : SEQ_CHUNK_COLS;
   conv_seq s = {.dtype = dtype, .nr = kt->nr, .mr = mr,
@@ -195,12 +198,16 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
                 .chunk_tiles = (chunk_cols + kt->nr - 1) / kt->nr, .nclasses = nclasses,
                 .a = a, .src = src, .bias = bias, .a_rs = a_rs, .tin = tin, .t_os = t_os,
                 .dst = dst, .apack = NULL, .drow = drow, .cls = cls};
-  int64_t all_terms = 0, all_cols = 0;
+  int64_t all_cols = 0;
   for (int64_t c = 0; c < nclasses; ++c) {
-    if (cls[c].nterms < 0 || cls[c].ncols < 0) return -1;
-    all_terms += cls[c].nterms;
-    s.ntiles += (cls[c].ncols + s.nr - 1) / s.nr;
-    all_cols += cls[c].ncols;
+    const rb_conv_class *cl = &cls[c];
+    if (cl->nterms < 0 || cl->ncols < 0) return -1;
+    /* the terms ascend and are in range (one pass without branches) */
+    int bad = cl->nterms && (cl->term[0] < 0 || cl->term[cl->nterms - 1] >= terms);
+    for (int64_t t = 1; t < cl->nterms; ++t) bad |= cl->term[t] <= cl->term[t - 1];
+    if (bad) return -1;
+    s.ntiles += (cl->ncols + s.nr - 1) / s.nr;
+    all_cols += cl->ncols;
   }
   if (rows == 0 || s.ntiles == 0) return 0;
   /* threads: tiles first; row panels too when the tiles are few */
@@ -213,7 +220,7 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   /* the per-class tables and the tile list; packed A and the workspaces in
    * the calling thread's reused scratch (no page faults at every call) unless
    * they are huge */
-  const int64_t ints = all_terms + nclasses + 3 * s.ntiles;
+  const int64_t ints = 3 * s.ntiles;
   const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
   s.ws_cols = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
                63) / 64 * 64;
@@ -229,21 +236,10 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   }
   s.apack = big;
   s.ws = big + apack_bytes;
-  int64_t *aidx = mem, *base = aidx + all_terms;
-  int64_t *tile_cls = base + nclasses, *tile_j0 = tile_cls + s.ntiles,
-          *tile_nc = tile_j0 + s.ntiles;
-  int64_t at = 0, tl = 0;
+  int64_t *tile_cls = mem, *tile_j0 = tile_cls + s.ntiles, *tile_nc = tile_j0 + s.ntiles;
+  int64_t tl = 0;
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
-    base[c] = at;
-    for (int64_t t = 0; t < cl->nterms; ++t) {
-      if (cl->term[t] < 0 || cl->term[t] >= terms || (t && cl->term[t] <= cl->term[t - 1])) {
-        free(mem);
-        free(owned);
-        return -1;
-      }
-      aidx[at++] = cl->term[t] * s.mr;
-    }
     /* the fewest tiles, of balanced widths (a narrow tail tile would wait on
      * the fma latency) */
     const int64_t nt = (cl->ncols + s.nr - 1) / s.nr;
@@ -253,8 +249,6 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
       tile_nc[tl] = cl->ncols * (i + 1) / nt - tile_j0[tl];
     }
   }
-  s.aidx = aidx;
-  s.cls_base = base;
   s.tile_cls = tile_cls;
   s.tile_j0 = tile_j0;
   s.tile_nc = tile_nc;
