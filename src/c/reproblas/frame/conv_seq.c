@@ -202,10 +202,12 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
     if (cl->nterms < 0 || cl->ncols < 0) return -1;
-    /* the terms ascend and are in range (one pass without branches) */
-    int bad = cl->nterms && (cl->term[0] < 0 || cl->term[cl->nterms - 1] >= terms);
-    for (int64_t t = 1; t < cl->nterms; ++t) bad |= cl->term[t] <= cl->term[t - 1];
-    if (bad) return -1;
+    /* the terms ascend (every step - 1 >= 0: no top bit in their or; the
+     * loop vectorises) and are in range */
+    const int64_t *term = cl->term;
+    uint64_t steps = 0;
+    for (int64_t t = 1; t < cl->nterms; ++t) steps |= (uint64_t)term[t] - (uint64_t)term[t - 1] - 1;
+    if (steps >> 63 || (cl->nterms && (term[0] < 0 || term[cl->nterms - 1] >= terms))) return -1;
     s.ntiles += (cl->ncols + s.nr - 1) / s.nr;
     all_cols += cl->ncols;
   }
