@@ -17,6 +17,7 @@ import reproblas as rb
 import test_reproblas_conv_reference as cref
 from test_reproblas_conv import check, each_config
 from test_reproblas_gemm import data
+from test_reproblas_reference import same_bits
 
 DTYPES = [np.float32, np.float64]
 # (chunk, kc, min_work, mc, batch): defaults (one kc block for one panel);
@@ -105,3 +106,80 @@ def test_demo_layers(c, monkeypatch):
     x, w, _, gy = operands(rng, 64, c, 16, (8, 8), (3, 3), {"padding": 1}, np.float32, False)
     agree_with_scalar(monkeypatch, x, w, None, gy, {"padding": 1}, f"{c}->16")
 
+
+
+# shapes that differ from the first in one field each (image count, channels, size,
+# output channels, kernel, stride, padding, dilation, groups): a plan cached for
+# one must never serve another; more shapes than the per-thread cache holds
+PLAN_SHAPES = [
+    ((2, 4, 5, 6), (4, 3, 3), dict(padding=1)),
+    ((3, 4, 5, 6), (4, 3, 3), dict(padding=1)),
+    ((2, 2, 5, 6), (4, 3, 3), dict(padding=1)),
+    ((2, 4, 6, 6), (4, 3, 3), dict(padding=1)),
+    ((2, 4, 5, 7), (4, 3, 3), dict(padding=1)),
+    ((2, 4, 5, 6), (6, 3, 3), dict(padding=1)),
+    ((2, 4, 5, 6), (4, 3, 2), dict(padding=1)),
+    ((2, 4, 5, 6), (4, 3, 3), dict(padding=1, stride=2)),
+    ((2, 4, 5, 6), (4, 3, 3), dict(padding=(1, 2))),
+    ((2, 4, 5, 6), (4, 3, 3), dict(padding=2, dilation=2)),
+    ((2, 4, 5, 6), (4, 3, 3), dict(padding=1, groups=2)),
+]
+
+
+def plan_operands(i, dtype):
+    (n, c, h, w), (k, r, s), params = PLAN_SHAPES[i]
+    x, wt, b, gy = operands(np.random.default_rng(i), n, c, k, (h, w), (r, s), params, dtype,
+                            True)
+    return x, wt, b, gy, params
+
+
+def plan_reference(i, dtype):
+    x, w, b, gy, p = plan_operands(i, dtype)
+    args = (p.get("stride", 1), p["padding"], p.get("dilation", 1), p.get("groups", 1),
+            "sequential")
+    return (cref.conv2d(x, w, b, *args), cref.grad_input(gy, w, x.shape, *args),
+            cref.grad_weight(x, gy, w.shape, *args))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cached_plans_serve_only_their_shape(dtype, monkeypatch):
+    """Each routine's plan is cached per thread and shape: shapes that differ in
+    one field, called round-robin (more of them than the cache holds, so plans are
+    evicted and planned again), with the batch tuning changed in between, always
+    give their literal reference's bits."""
+    expected = [plan_reference(i, dtype) for i in range(len(PLAN_SHAPES))]
+    monkeypatch.setenv("REPROBLAS_NUM_THREADS", "1")
+    for tuning in [(0, 0, 0, 0, 0), (0, 0, 0, 0, 60), (0, 0, 0, 0, 0)]:
+        for cfg in each_config(monkeypatch, tunings=[tuning], threads=[1]):
+            for rnd in range(2):
+                for i in list(range(len(PLAN_SHAPES))) + [0, 1, 0]:
+                    x, w, b, gy, p = plan_operands(i, dtype)
+                    for got, exp, name in zip(run_all(x, w, b, gy, p), expected[i],
+                                              ("conv2d", "grad_input", "grad_weight")):
+                        check(got, exp, f"{name} shape {i} round {rnd} {cfg}")
+
+
+def test_cached_plans_are_per_thread():
+    """Threads calling at once, each its own sequence of shapes (the caches are the
+    threads' own), get the bits of single-threaded calls."""
+    import threading
+    expected = [plan_reference(i, np.float32) for i in range(len(PLAN_SHAPES))]
+    errors = []
+
+    def worker(start):
+        try:
+            for step in range(40):
+                i = (start + step * (start + 1)) % len(PLAN_SHAPES)
+                x, w, b, gy, p = plan_operands(i, np.float32)
+                for got, exp in zip(run_all(x, w, b, gy, p), expected[i]):
+                    if not same_bits(got, exp):
+                        errors.append((start, step, i))
+        except Exception as e:  # reported below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:5]
