@@ -202,12 +202,21 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
     if (cl->nterms < 0 || cl->ncols < 0) return -1;
-    /* the terms ascend (every step - 1 >= 0: no top bit in their or; the
-     * loop vectorises) and are in range */
-    const int64_t *term = cl->term;
-    uint64_t steps = 0;
-    for (int64_t t = 1; t < cl->nterms; ++t) steps |= (uint64_t)term[t] - (uint64_t)term[t - 1] - 1;
-    if (steps >> 63 || (cl->nterms && (term[0] < 0 || term[cl->nterms - 1] >= terms))) return -1;
+    /* the terms ascend (every step - 1 >= 0: no top bit in their or; four
+     * independent ors) and are in range */
+    const uint64_t *term = (const uint64_t *)cl->term;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t t = 1;
+    for (; t + 4 <= cl->nterms; t += 4) {
+      s0 |= term[t] - term[t - 1] - 1;
+      s1 |= term[t + 1] - term[t] - 1;
+      s2 |= term[t + 2] - term[t + 1] - 1;
+      s3 |= term[t + 3] - term[t + 2] - 1;
+    }
+    for (; t < cl->nterms; ++t) s0 |= term[t] - term[t - 1] - 1;
+    if ((s0 | s1 | s2 | s3) >> 63 ||
+        (cl->nterms && (cl->term[0] < 0 || cl->term[cl->nterms - 1] >= terms)))
+      return -1;
     s.ntiles += (cl->ncols + s.nr - 1) / s.nr;
     all_cols += cl->ncols;
   }
