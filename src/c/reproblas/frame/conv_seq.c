@@ -52,15 +52,30 @@ typedef struct {
   int64_t ws_bytes, ws_cols; /* the two column lists of seq_store, then the term cursors */
 } conv_seq;
 
-/* Part `part` packs its share of the panels of A. */
+/* The pieces each panel's packing is cut into for `parts` threads: its runs
+ * of tin terms are shared when the panels are fewer than the threads (one
+ * panel of grad_weight's grad_y: thousands of terms). */
+static int64_t seq_pack_split(const conv_seq *s, int64_t parts) {
+  const int64_t runs = s->terms ? (s->terms + s->tin - 1) / s->tin : 1;
+  const int64_t want = (parts + s->panels - 1) / s->panels;
+  return want < runs ? want : runs;
+}
+
+/* Part `part` packs its share of the pieces of the panels of A. */
 static void seq_pack(void *ctx, int part, int parts) {
   const conv_seq *s = ctx;
   const int64_t size = s->dtype == RB_F32 ? 4 : 8;
-  const rb_share sh = rb_part_share(s->panels, 1, part, parts);
-  for (int64_t p = sh.lo; p < sh.hi; ++p) {
-    const int64_t r0 = p * s->mr, nr = s->rows - r0 < s->mr ? s->rows - r0 : s->mr;
-    s->pack(s->terms, nr, s->a + r0 * s->a_rs * size, s->a_rs, s->tin, s->t_os,
-            s->apack + p * s->terms * s->mr * size);
+  if (!s->terms) return;
+  const int64_t split = seq_pack_split(s, parts), runs = (s->terms + s->tin - 1) / s->tin;
+  const rb_share sh = rb_part_share(s->panels * split, 1, part, parts);
+  for (int64_t u = sh.lo; u < sh.hi; ++u) {
+    const int64_t p = u / split, r0 = p * s->mr, nr = s->rows - r0 < s->mr ? s->rows - r0 : s->mr;
+    const rb_share piece = rb_part_share(runs, 1, (int)(u % split), (int)split);
+    const int64_t t0 = piece.lo * s->tin, t1 = piece.hi * s->tin < s->terms ? piece.hi * s->tin
+                                                                           : s->terms;
+    if (t0 < t1)
+      s->pack(t1 - t0, nr, s->a + (r0 * s->a_rs + piece.lo * s->t_os) * size, s->a_rs, s->tin,
+              s->t_os, s->apack + (p * s->terms + t0) * s->mr * size);
   }
 }
 
@@ -264,7 +279,8 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   s.tile_j0 = tile_j0;
   s.tile_nc = tile_nc;
   cr_fenv_t saved = cr_fenv_enter();
-  rb_parallel((int)(parts < s.panels ? parts : s.panels), seq_pack, &s);
+  const int64_t pack_units = s.panels * seq_pack_split(&s, parts);
+  rb_parallel((int)(parts < pack_units ? parts : pack_units), seq_pack, &s);
   rb_parallel((int)parts, seq_part, &s);
   cr_fenv_leave(saved);
   free(mem);
