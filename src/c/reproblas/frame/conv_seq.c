@@ -158,7 +158,9 @@ static void seq_part(void *ctx, int part, int parts) {
       for (int64_t tl = c0; tl < c1; ++tl) { /* [first, next): the terms of block kb */
         const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
         first[tl - c0] = next[tl - c0];
-        next[tl - c0] = seq_terms_below(cl, next[tl - c0], (kb + 1) * s->kc);
+        next[tl - c0] = (kb + 1) * s->kc >= s->terms ? cl->nterms /* the last block: no search */
+                                                     : seq_terms_below(cl, next[tl - c0],
+                                                                       (kb + 1) * s->kc);
       }
       for (int64_t q0 = p0; q0 < p1; q0 += s->mcp) {
         const int64_t q1 = p1 - q0 < s->mcp ? p1 : q0 + s->mcp;
