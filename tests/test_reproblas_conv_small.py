@@ -1,8 +1,10 @@
 """The sequential convolution's paths for few output rows, bit for bit: the
 narrow tile kernel (panels of one vector of rows, taken when the rows fit in
-one vector: rows 1 to W), the single kc block of a one-panel problem, and the
-AVX-512 store's masked runs (destinations in runs shorter than W, border
-classes of one column per image row, partial column groups, bias).
+one vector: rows 1 to W), the single kc block of a one-panel problem, the
+staged store (columns ordered by destination through the cached plan's
+slots) and the AVX2 / AVX-512 store's masked runs (destinations in runs
+shorter than W, border classes of one column per image row, partial column
+groups, bias).
 
 Small cases are checked against the literal reference
 (test_reproblas_conv_reference.py); the demo's layers (batch 64, 8 x 8 images,
@@ -20,10 +22,12 @@ from test_reproblas_gemm import data
 from test_reproblas_reference import same_bits
 
 DTYPES = [np.float32, np.float64]
-# (chunk, kc, min_work, mc, batch): defaults (one kc block for one panel);
-# explicit kc = 5 (chains carried through the workspace across blocks) with
-# small chunks; tiny chunks with a thread per unit
-TUNINGS = [(0, 0, 0, 0, 0), (7, 5, 1, 5, 0), (1, 0, 1, 0, 0)]
+# (chunk, kc, min_work, mc, batch): defaults (one kc block for one panel, the
+# plan cached with its column slots: the staged store); explicit kc = 5
+# (chains carried through the workspace across blocks) with small chunks; tiny
+# chunks with a thread per unit; every class pair a batch of its own (no
+# cached plan: the store chunk by chunk)
+TUNINGS = [(0, 0, 0, 0, 0), (7, 5, 1, 5, 0), (1, 0, 1, 0, 0), (0, 0, 1, 0, 1)]
 # rows around the vector widths: W = 4, 8, 16 (float64 / float32 on AVX2 and AVX-512)
 ROWS = [1, 3, 4, 5, 7, 8, 9, 15, 16, 17]
 

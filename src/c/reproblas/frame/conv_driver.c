@@ -240,7 +240,34 @@ static void gather_tables(const conv_gather *q, const conv_axis *ay, const conv_
     cl->toff = toff;
     cl->coff = coff;
     cl->doff = doff;
+    cl->slot = NULL;
   }
+}
+
+typedef struct {
+  int64_t doff, col;
+} col_dest;
+
+static int col_dest_cmp(const void *x, const void *y) {
+  const col_dest *a = x, *b = y;
+  return (a->doff > b->doff) - (a->doff < b->doff);
+}
+
+/* Each column's rank by destination among the columns of cls[0, n) (all
+ * destinations differ: each output belongs to one class), in slots (room for
+ * them all), as the classes' slot lists (conv.h). Without memory for the sort
+ * the classes keep no slots. */
+static void column_slots(rb_conv_class *cls, int64_t n, int64_t *slots) {
+  int64_t all = 0;
+  for (int64_t c = 0; c < n; ++c) all += cls[c].ncols;
+  col_dest *order = malloc(sizeof(col_dest) * (size_t)(all + 1));
+  if (!order) return;
+  for (int64_t c = 0, k = 0; c < n; ++c)
+    for (int64_t j = 0; j < cls[c].ncols; ++j, ++k) order[k] = (col_dest){cls[c].doff[j], k};
+  qsort(order, (size_t)all, sizeof *order, col_dest_cmp);
+  for (int64_t k = 0; k < all; ++k) slots[order[k].col] = k;
+  free(order);
+  for (int64_t c = 0, k = 0; c < n; k += cls[c].ncols, ++c) cls[c].slot = slots + k;
 }
 
 /* The implicit gemms of the classes cls[0, npairs), one per group. */
@@ -326,16 +353,20 @@ static int gather_convolution(int dtype, int order, rb_context cfg, const rb_con
     e1 = batch_end(&q, &ay, &ax, e0, &ints);
     if (ints > most) most = ints;
   }
-  /* one batch (ordinary layers): planned into a cache entry when it is small */
+  /* one batch (ordinary layers): planned into a cache entry when it is small,
+   * with the columns' slots (the sequential engine's staged store) */
+  const int64_t all_cols = g->n * q.dh * q.dw;
   conv_plan_data *plan =
       batch_end(&q, &ay, &ax, 0, &ints) == npairs && npairs
           ? rb_conv_plan_new(&key, sizeof key,
                              sizeof(conv_plan_data) + (size_t)npairs * sizeof(rb_conv_class) +
-                                 (size_t)most * sizeof(int64_t))
+                                 (size_t)(most + all_cols) * sizeof(int64_t))
           : NULL;
   if (plan) {
+    int64_t *tables = (int64_t *)(plan->cls + npairs);
     plan->nclasses = npairs;
-    gather_tables(&q, &ay, &ax, 0, npairs, plan->cls, (int64_t *)(plan->cls + npairs));
+    gather_tables(&q, &ay, &ax, 0, npairs, plan->cls, tables);
+    column_slots(plan->cls, npairs, tables + most);
     axis_free(&ay);
     axis_free(&ax);
     return gather_run(&q, plan->cls, npairs);

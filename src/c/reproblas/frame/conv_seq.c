@@ -11,10 +11,15 @@
  * across the kc blocks (started at -0 in registers by a class's first block
  * with terms): the A block (mc x kc) stays in L2 and one tile's B values in
  * L1 while the panels run over them. A finished chunk is stored row group by
- * row group (the kernel table's store: transposed, whole-vector runs). */
+ * row group (the kernel table's store: transposed, whole-vector runs), or,
+ * with one panel and the columns' slots given, copied to a stage in
+ * destination order and stored at the end: a class's columns are mostly
+ * short runs of destinations (a 3 x 3 kernel's left-edge class on 8 x 8
+ * images: one column per image row), all classes' together whole rows. */
 #include "conv.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
@@ -34,6 +39,7 @@ static const rb_conv_kernels *const conv_tiles[CR_ISA_COUNT] = {&rb_conv_scalar,
 /* kc: terms per block by element size; mc: rows per block. */
 enum { SEQ_KC_BYTES = 512, SEQ_MC = 256, SEQ_CHUNK_COLS = 192 };
 #define SEQ_SCRATCH_MAX ((int64_t)64 << 20)
+#define SEQ_STAGE_MAX ((int64_t)4 << 20)
 
 typedef struct {
   int dtype, nr, mr;
@@ -50,6 +56,12 @@ typedef struct {
   const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
   char *ws; /* part p's workspace at ws + p*ws_bytes: the chains, and at ws_cols */
   int64_t ws_bytes, ws_cols; /* the two column lists of seq_store, then the term cursors */
+  /* staged (one panel, every class with slots): finished columns are copied
+   * to stage + slot*mr, ordered by destination, and stored at the end in
+   * runs as long as the destinations allow; sdoff[slot]: the destination */
+  char *stage;
+  const int64_t *sdoff;
+  int64_t all_cols;
 } conv_seq;
 
 /* The pieces each panel's packing is cut into for `parts` threads: its runs
@@ -108,6 +120,44 @@ static void seq_store(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0, int
     const int64_t i0 = p * s->mr, i1 = s->rows < i0 + s->mr ? s->rows : i0 + s->mr;
     s->store(n, coff, doff, ws + (p - p0) * tile * size, i1 - i0,
              s->bias ? s->bias + i0 * size : NULL, s->dst + i0 * s->drow * size, s->drow);
+  }
+}
+
+/* Copies the finished tiles [c0, c1) (one panel) from the workspace to
+ * their slots of the stage; a class without terms is +0 (contract §2, n = 0;
+ * the store adds the bias as to any sum). */
+static void seq_stage(const conv_seq *s, int64_t c0, int64_t c1, const char *ws) {
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
+  const size_t col = (size_t)(s->mr * size);
+  for (int64_t tl = c0; tl < c1; ++tl) {
+    const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
+    const int64_t *slot = cl->slot + s->tile_j0[tl], nc = s->tile_nc[tl];
+    for (int64_t j = 0; j < nc; ++j) {
+      char *d = s->stage + slot[j] * (int64_t)col;
+      const char *w = ws + ((tl - c0) * tile + j * s->mr) * size;
+      if (!cl->nterms)
+        memset(d, 0, col);
+      else if (col == 64) /* one or two vectors: inline copies, not calls */
+        memcpy(d, w, 64);
+      else if (col == 128)
+        memcpy(d, w, 128);
+      else
+        memcpy(d, w, col);
+    }
+  }
+}
+
+/* Part `part` stores its share of the staged columns, in pieces of its
+ * workspace's column lists. */
+static void seq_store_staged(void *ctx, int part, int parts) {
+  const conv_seq *s = ctx;
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8, room = s->chunk_tiles * s->nr;
+  const rb_share sh = rb_part_share(s->all_cols, 16, part, parts);
+  int64_t *coff = (int64_t *)(s->ws + part * s->ws_bytes + s->ws_cols), *doff = coff + room;
+  for (int64_t j0 = sh.lo; j0 < sh.hi; j0 += room) {
+    const int64_t n = sh.hi - j0 < room ? sh.hi - j0 : room;
+    for (int64_t j = 0; j < n; ++j) coff[j] = j * s->mr, doff[j] = s->sdoff[j0 + j];
+    s->store(n, coff, doff, s->stage + j0 * s->mr * size, s->rows, s->bias, s->dst, s->drow);
   }
 }
 
@@ -178,7 +228,10 @@ static void seq_part(void *ctx, int part, int parts) {
         }
       }
     }
-    seq_store(s, c0, c1, p0, p1, ws, cols, cols + chunk * s->nr);
+    if (s->stage)
+      seq_stage(s, c0, c1, ws);
+    else
+      seq_store(s, c0, c1, p0, p1, ws, cols, cols + chunk * s->nr);
   }
 }
 
@@ -216,8 +269,10 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
                 .a = a, .src = src, .bias = bias, .a_rs = a_rs, .tin = tin, .t_os = t_os,
                 .dst = dst, .apack = NULL, .drow = drow, .cls = cls};
   int64_t all_cols = 0;
+  int slots = 1;
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
+    slots &= cl->slot != NULL;
     if (cl->nterms < 0 || cl->ncols < 0) return -1;
     /* the terms ascend (every step - 1 >= 0: no top bit in their or; four
      * independent ors) and are in range */
@@ -248,12 +303,17 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   /* the per-class tables and the tile list; packed A and the workspaces in
    * the calling thread's reused scratch (no page faults at every call) unless
    * they are huge */
-  const int64_t ints = 3 * s.ntiles;
+  /* staged when the columns' slots are given and the results of all of them
+   * (one panel) fit in the stage */
+  s.all_cols = all_cols;
+  const int staged = slots && s.panels == 1 && all_cols * s.mr * size <= SEQ_STAGE_MAX;
+  const int64_t stage_bytes = staged ? (all_cols * s.mr * size + 63) / 64 * 64 : 0;
+  const int64_t ints = 3 * s.ntiles + (staged ? all_cols : 0);
   const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
   s.ws_cols = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
                63) / 64 * 64;
   s.ws_bytes = (s.ws_cols + 2 * s.chunk_tiles * (s.nr + 1) * (int64_t)sizeof(int64_t) + 63) / 64 * 64;
-  const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
+  const int64_t big_bytes = apack_bytes + parts * s.ws_bytes + stage_bytes;
   int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
   char *owned = big_bytes > SEQ_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
   char *big = big_bytes > SEQ_SCRATCH_MAX ? owned : rb_l3_scratch((size_t)big_bytes);
@@ -265,6 +325,23 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   s.apack = big;
   s.ws = big + apack_bytes;
   int64_t *tile_cls = mem, *tile_j0 = tile_cls + s.ntiles, *tile_nc = tile_j0 + s.ntiles;
+  if (staged) {
+    int64_t *sdoff = tile_nc + s.ntiles;
+    int bad = 0;
+    for (int64_t c = 0; c < nclasses; ++c)
+      for (int64_t j = 0; j < cls[c].ncols; ++j) {
+        const int64_t k = cls[c].slot[j];
+        bad |= k < 0 || k >= all_cols;
+        if (!bad) sdoff[k] = cls[c].doff[j];
+      }
+    if (bad) {
+      free(mem);
+      free(owned);
+      return -1;
+    }
+    s.stage = s.ws + parts * s.ws_bytes;
+    s.sdoff = sdoff;
+  }
   int64_t tl = 0;
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
@@ -284,6 +361,7 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   const int64_t pack_units = s.panels * seq_pack_split(&s, parts);
   rb_parallel((int)(parts < pack_units ? parts : pack_units), seq_pack, &s);
   rb_parallel((int)parts, seq_part, &s);
+  if (s.stage && !rb_stopped()) rb_parallel((int)parts, seq_store_staged, &s);
   cr_fenv_leave(saved);
   free(mem);
   free(owned);
