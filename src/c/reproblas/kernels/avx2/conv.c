@@ -12,21 +12,10 @@
 #define RB_CP_NR 4
 #define RB_CP_NR2 0
 #define RB_CD_NR 6
-/* the store's masked stores (lanes where bit i of m is set; the others are
- * not accessed) */
+/* the store's masked runs (conv_kernels.inc) */
 #define RB_CS_MASKED
-static inline __m256i conv_lane_mask32(unsigned m) {
-  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)m), bit), bit);
-}
-static inline void conv_mstore_f32(float *p, unsigned m, __m256 v) {
-  _mm256_maskstore_ps(p, conv_lane_mask32(m), v);
-}
-static inline void conv_mstore_f64(double *p, unsigned m, __m256d v) {
-  const __m256i bit = _mm256_setr_epi64x(1, 2, 4, 8);
-  _mm256_maskstore_pd(p, _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(m), bit), bit),
-                      v);
-}
+#define conv_mstore_f32 v32_store_lanes
+#define conv_mstore_f64 v64_store_lanes
 
 #include "type_f32.h"
 #include "conv_kernels.inc"

@@ -13,14 +13,10 @@
 #define RB_CP_NR 8
 #define RB_CP_NR2 4
 #define RB_CD_NR 12
-/* the store's masked stores (lanes where m is set; the others are not accessed) */
+/* the store's masked runs (conv_kernels.inc) */
 #define RB_CS_MASKED
-static inline void conv_mstore_f32(float *p, unsigned m, __m512 v) {
-  _mm512_mask_storeu_ps(p, (__mmask16)m, v);
-}
-static inline void conv_mstore_f64(double *p, unsigned m, __m512d v) {
-  _mm512_mask_storeu_pd(p, (__mmask8)m, v);
-}
+#define conv_mstore_f32 v32_store_lanes
+#define conv_mstore_f64 v64_store_lanes
 
 #include "type_f32.h"
 #include "conv_kernels.inc"
