@@ -12,6 +12,10 @@ typedef __m256d v64m; /* all-ones / all-zeros lanes */
 
 CR_FN v64 v64_load(const double *p) { return _mm256_loadu_pd(p); }
 CR_FN void v64_store(double *p, v64 a) { _mm256_storeu_pd(p, a); }
+CR_FN void v64_store_lanes(double *p, unsigned m, v64 a) {
+  const __m256i bit = _mm256_setr_epi64x(1, 2, 4, 8);
+  _mm256_maskstore_pd(p, _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(m), bit), bit), a);
+}
 CR_FN v64 v64_load_f32(const float *p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
 CR_FN void v64_store_f32(float *p, v64 v) { _mm_storeu_ps(p, _mm256_cvtpd_ps(v)); }
 CR_FN v64 v64_set1(double c) { return _mm256_set1_pd(c); }
@@ -170,6 +174,10 @@ typedef __m256 v32m;
 
 CR_FN v32 v32_load(const float *p) { return _mm256_loadu_ps(p); }
 CR_FN void v32_store(float *p, v32 a) { _mm256_storeu_ps(p, a); }
+CR_FN void v32_store_lanes(float *p, unsigned m, v32 a) {
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  _mm256_maskstore_ps(p, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)m), bit), bit), a);
+}
 CR_FN v32 v32_set1(float c) { return _mm256_set1_ps(c); }
 CR_FN v32i v32i_set1(int32_t c) { return _mm256_set1_epi32(c); }
 

@@ -20,6 +20,9 @@ typedef __mmask8 v64m;
 
 CR_FN v64 v64_load(const double *p) { return _mm512_loadu_pd(p); }
 CR_FN void v64_store(double *p, v64 a) { _mm512_storeu_pd(p, a); }
+CR_FN void v64_store_lanes(double *p, unsigned m, v64 a) {
+  _mm512_mask_storeu_pd(p, (__mmask8)m, a);
+}
 CR_FN v64 v64_load_f32(const float *p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
 CR_FN void v64_store_f32(float *p, v64 v) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(v)); }
 CR_FN v64 v64_set1(double c) { return _mm512_set1_pd(c); }
@@ -157,6 +160,9 @@ typedef __mmask16 v32m;
 
 CR_FN v32 v32_load(const float *p) { return _mm512_loadu_ps(p); }
 CR_FN void v32_store(float *p, v32 a) { _mm512_storeu_ps(p, a); }
+CR_FN void v32_store_lanes(float *p, unsigned m, v32 a) {
+  _mm512_mask_storeu_ps(p, (__mmask16)m, a);
+}
 CR_FN v32 v32_set1(float c) { return _mm512_set1_ps(c); }
 CR_FN v32i v32i_set1(int32_t c) { return _mm512_set1_epi32(c); }
 

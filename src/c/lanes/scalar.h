@@ -26,6 +26,9 @@ typedef int v64m;
 
 CR_FN v64 v64_load(const double *p) { return *p; }
 CR_FN void v64_store(double *p, v64 a) { *p = a; }
+CR_FN void v64_store_lanes(double *p, unsigned m, v64 a) {
+  if (m & 1) *p = a;
+}
 CR_FN v64 v64_load_f32(const float *p) { return (double)p[0]; }
 CR_FN void v64_store_f32(float *p, v64 v) { p[0] = (float)v; }
 CR_FN v64 v64_set1(double c) { return c; }
@@ -103,6 +106,9 @@ typedef int v32m;
 
 CR_FN v32 v32_load(const float *p) { return *p; }
 CR_FN void v32_store(float *p, v32 a) { *p = a; }
+CR_FN void v32_store_lanes(float *p, unsigned m, v32 a) {
+  if (m & 1) *p = a;
+}
 CR_FN v32 v32_set1(float c) { return c; }
 CR_FN v32i v32i_set1(int32_t c) { return c; }
 

@@ -26,6 +26,10 @@
 typedef struct {
   int64_t nterms, ncols;
   const int64_t *term, *toff, *coff, *doff;
+  /* optional (NULL: none; rb_conv_seq): slot[j], column j's rank by doff
+   * among all classes' columns, so that results can be stored in runs of
+   * consecutive destinations */
+  const int64_t *slot;
 } rb_conv_class;
 
 /* The sequential order for all classes of a convolution at once (an implicit

@@ -8,13 +8,13 @@
  * chains of the MR x nc tiles (1 <= nc <= nr) of the first mp of np panels
  * over nt terms, reading the B operand straight from the source (no im2col
  * buffer): for panel m < mp, column j, row r < MR and t ascending,
- *   acc[(m*nr + j)*MR + r] = fma(ap[m*pstride + aidx[t] + r], src[toff[t] + co[j]], ...)
- * ap: packed panels of A (MR rows per term, aidx[t] its element offset);
+ *   acc[(m*nr + j)*MR + r] = fma(ap[m*pstride + term[t]*MR + r], src[toff[t] + co[j]], ...)
+ * ap: packed panels of A (MR rows per term; term[t]: the term's index);
  * The chains start at -0 when `fresh` (fma(a, b, -0) is the rounded product,
  * contract §2's S_0; acc is then only written), else at acc. Returns mp (1 <= mp <= np: the kernel takes several panels
  * at once when the tile is narrow). ap, src, acc: float or double by the
  * table entry. */
-typedef int (*rb_conv_tile_fn)(int64_t nt, const int64_t *aidx, const int64_t *toff,
+typedef int (*rb_conv_tile_fn)(int64_t nt, const int64_t *term, const int64_t *toff,
                                const void *ap, int64_t pstride, const void *src,
                                const int64_t *co, int nc, int np, int fresh, void *acc);
 /* Packs rows [0, nrows) (nrows <= MR) of A into one panel: d[t*MR + r] =
@@ -47,6 +47,11 @@ typedef struct {
   int mr_f32, mr_f64, nr; /* tile rows per dtype, most columns */
   rb_conv_pw_fn pw_f32, pw_f64; /* rows: mr_f32 / mr_f64 (the same packed panels) */
   int pw_nr, pw_nr2; /* most columns of the pairwise kernel: one panel, two (0: one only) */
+  /* the tile kernel and pack on panels of one vector of rows (mr1_*: the
+   * lanes), for convolutions of at most mr1 rows; nr columns */
+  rb_conv_tile_fn tile1_f32, tile1_f64;
+  rb_conv_pack_fn pack1_f32, pack1_f64;
+  int mr1_f32, mr1_f64;
 } rb_conv_kernels;
 
 extern const rb_conv_kernels rb_conv_scalar, rb_conv_avx2, rb_conv_avx512;

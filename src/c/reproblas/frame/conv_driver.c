@@ -216,15 +216,13 @@ static int64_t batch_end(const conv_gather *q, const conv_axis *ay, const conv_a
   return e1;
 }
 
-/* The class pairs [e0, e1) as classes of the implicit gemm: their terms,
- * the terms' source offsets, and the columns' source and destination
+/* The class pairs [e0, e1) as classes of the implicit gemm, in cls: their
+ * terms, the terms' source offsets, and the columns' source and destination
  * offsets, in buf (room for the batch's ints). */
-static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t e0,
-                        int64_t e1, int64_t *buf) {
+static void gather_tables(const conv_gather *q, const conv_axis *ay, const conv_axis *ax,
+                          int64_t e0, int64_t e1, rb_conv_class *cls, int64_t *buf) {
   const rb_conv_shape *g = q->g;
-  const int64_t kr = g->r, ks = g->s, size = conv_size(q->dtype), npairs = e1 - e0;
-  rb_conv_class *cls = calloc((size_t)npairs + 1, sizeof(rb_conv_class));
-  if (!cls) return -2;
+  const int64_t kr = g->r, ks = g->s;
   int64_t *next = buf;
   for (int64_t e = e0; e < e1; ++e) {
     const conv_class *cy = &ay->cls[e / ax->count], *cx = &ax->cls[e % ax->count];
@@ -242,7 +240,40 @@ static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_ax
     cl->toff = toff;
     cl->coff = coff;
     cl->doff = doff;
+    cl->slot = NULL;
   }
+}
+
+typedef struct {
+  int64_t doff, col;
+} col_dest;
+
+static int col_dest_cmp(const void *x, const void *y) {
+  const col_dest *a = x, *b = y;
+  return (a->doff > b->doff) - (a->doff < b->doff);
+}
+
+/* Each column's rank by destination among the columns of cls[0, n) (all
+ * destinations differ: each output belongs to one class), in slots (room for
+ * them all), as the classes' slot lists (conv.h). Without memory for the sort
+ * the classes keep no slots. */
+static void column_slots(rb_conv_class *cls, int64_t n, int64_t *slots) {
+  int64_t all = 0;
+  for (int64_t c = 0; c < n; ++c) all += cls[c].ncols;
+  col_dest *order = malloc(sizeof(col_dest) * (size_t)(all + 1));
+  if (!order) return;
+  for (int64_t c = 0, k = 0; c < n; ++c)
+    for (int64_t j = 0; j < cls[c].ncols; ++j, ++k) order[k] = (col_dest){cls[c].doff[j], k};
+  qsort(order, (size_t)all, sizeof *order, col_dest_cmp);
+  for (int64_t k = 0; k < all; ++k) slots[order[k].col] = k;
+  free(order);
+  for (int64_t c = 0, k = 0; c < n; k += cls[c].ncols, ++c) cls[c].slot = slots + k;
+}
+
+/* The implicit gemms of the classes cls[0, npairs), one per group. */
+static int gather_run(const conv_gather *q, const rb_conv_class *cls, int64_t npairs) {
+  const rb_conv_shape *g = q->g;
+  const int64_t kr = g->r, ks = g->s, size = conv_size(q->dtype);
   /* A in place in w, per group: forward A(k, (c', r, s)) is row k of w;
    * transposed A(c', (k, r, s)) = w[k, c', r, s], runs of R*S terms */
   const int64_t rs = kr * ks, full = q->src_cg * rs, a_rs = q->transposed ? rs : full,
@@ -254,8 +285,39 @@ static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_ax
                      npairs, cls, (const char *)q->src + gi * q->src_cg * q->sh * q->sw * size,
                      (char *)q->dst + gi * q->rows * q->dh * q->dw * size, q->dh * q->dw,
                      q->bias ? (const char *)q->bias + gi * q->rows * size : NULL);
+  return rc;
+}
+
+static int gather_batch(const conv_gather *q, const conv_axis *ay, const conv_axis *ax, int64_t e0,
+                        int64_t e1, int64_t *buf) {
+  rb_conv_class *cls = calloc((size_t)(e1 - e0) + 1, sizeof(rb_conv_class));
+  if (!cls) return -2;
+  gather_tables(q, ay, ax, e0, e1, cls, buf);
+  const int rc = gather_run(q, cls, e1 - e0);
   free(cls);
   return rc;
+}
+
+/* A cached plan (conv_scratch.h): its classes, then their tables. */
+typedef struct {
+  int64_t nclasses;
+  rb_conv_class cls[];
+} conv_plan_data;
+
+/* The cache key of a plan: which tables, and the shape they are for. */
+typedef struct {
+  int64_t kind; /* 1: gather (conv2d), 2: gather transposed (grad_input), 3: grad_weight */
+  int64_t batch; /* the context's conv_batch: a cached plan is one batch */
+  rb_conv_shape g;
+} conv_plan_key;
+
+static conv_plan_key plan_key(int64_t kind, const rb_context *cfg, const rb_conv_shape *g) {
+  conv_plan_key key;
+  memset(&key, 0, sizeof key);
+  key.kind = kind;
+  key.batch = cfg->conv_batch;
+  key.g = *g;
+  return key;
 }
 
 /* conv2d (transposed == 0: src = x, dst = y, the forward index map) or its
@@ -271,6 +333,9 @@ static int gather_convolution(int dtype, int order, rb_context cfg, const rb_con
                    0, 0};
   q.src_cg = q.sc / g->groups;
   q.rows = q.dc / g->groups;
+  const conv_plan_key key = plan_key(1 + !!transposed, &cfg, g);
+  const conv_plan_data *hit = rb_conv_plan_find(&key, sizeof key);
+  if (hit) return gather_run(&q, hit->cls, hit->nclasses);
   conv_axis ay, ax;
   if (axis_classes(&ay, transposed, q.dh, g->h, g->p, g->r, g->stride_h, g->pad_top,
                    g->dilation_h))
@@ -287,6 +352,24 @@ static int gather_convolution(int dtype, int order, rb_context cfg, const rb_con
   for (int64_t e0 = 0, e1; e0 < npairs; e0 = e1) {
     e1 = batch_end(&q, &ay, &ax, e0, &ints);
     if (ints > most) most = ints;
+  }
+  /* one batch (ordinary layers): planned into a cache entry when it is small,
+   * with the columns' slots (the sequential engine's staged store) */
+  const int64_t all_cols = g->n * q.dh * q.dw;
+  conv_plan_data *plan =
+      batch_end(&q, &ay, &ax, 0, &ints) == npairs && npairs
+          ? rb_conv_plan_new(&key, sizeof key,
+                             sizeof(conv_plan_data) + (size_t)npairs * sizeof(rb_conv_class) +
+                                 (size_t)(most + all_cols) * sizeof(int64_t))
+          : NULL;
+  if (plan) {
+    int64_t *tables = (int64_t *)(plan->cls + npairs);
+    plan->nclasses = npairs;
+    gather_tables(&q, &ay, &ax, 0, npairs, plan->cls, tables);
+    column_slots(plan->cls, npairs, tables + most);
+    axis_free(&ay);
+    axis_free(&ax);
+    return gather_run(&q, plan->cls, npairs);
   }
   int64_t *buf = malloc(sizeof(int64_t) * (size_t)(most + 1));
   int rc = buf ? 0 : -2;
@@ -384,6 +467,33 @@ static int64_t tap_batch_end(const rb_conv_shape *g, int64_t e0, int64_t cg, int
   return e1;
 }
 
+/* The classes of taps [e0, e1) in cls, their tables in buf (the batch's
+ * ints) and coff (cg ints, shared). */
+static void tap_tables(const rb_conv_shape *g, int64_t cg, int64_t e0, int64_t e1,
+                       rb_conv_class *cls, int64_t *buf, int64_t *coff) {
+  const int64_t hw = g->h * g->w, rs = g->r * g->s;
+  for (int64_t j = 0; j < cg; ++j) coff[j] = j * hw; /* column c': plane c' of the group's x */
+  int64_t *next = buf;
+  for (int64_t e = e0; e < e1; ++e) {
+    int64_t p0, h0, q0, v0;
+    const int64_t np = tap_range(g->h, g->p, g->stride_h, g->pad_top, g->dilation_h, e / g->s,
+                                 &p0, &h0);
+    const int64_t nq = tap_range(g->w, g->q, g->stride_w, g->pad_left, g->dilation_w, e % g->s,
+                                 &q0, &v0);
+    int64_t *term = next, *toff = term + g->n * np * nq, *doff = toff + g->n * np * nq;
+    next = doff + cg;
+    int64_t t = 0;
+    for (int64_t n = 0; n < g->n; ++n)
+      for (int64_t i = 0; i < np; ++i)
+        for (int64_t j = 0; j < nq; ++j, ++t) {
+          term[t] = (n * g->p + p0 + i) * g->q + q0 + j;
+          toff[t] = n * g->c * hw + (h0 + i * g->stride_h) * g->w + v0 + j * g->stride_w;
+        }
+    for (int64_t j = 0; j < cg; ++j) doff[j] = rs > 1 ? e * cg + j : j;
+    cls[e - e0] = (rb_conv_class){t, cg, term, toff, coff, doff};
+  }
+}
+
 /* grad_weight as an implicit gemm (rb_conv_seq, or rb_conv_pw for the
  * pairwise order): A = grad_y, k rows by all (n, p, q) terms, packed once for
  * every tap; tap (r, s) is a class of cg columns (c') whose terms are its
@@ -391,58 +501,63 @@ static int64_t tap_batch_end(const rb_conv_shape *g, int64_t e0, int64_t cg, int
  * x[n, c', h, v] in place. (Per-tap gemms of gathered operands packed both
  * once per tap: at 64 channels that cost as much as the multiply-adds.) Taps
  * are planned in batches of at most CONV_BATCH_INTS table ints; each output
- * belongs to one tap, so batching changes no result. */
+ * belongs to one tap, so batching changes no result. One batch of small
+ * tables is planned once per thread and shape (conv_scratch.h). */
 static int grad_weight_implicit(int dtype, int order, rb_context cfg, const rb_conv_shape *g,
                                 const void *x, const void *grad_y, void *grad_w) {
   const int64_t cg = g->c / g->groups, kg = g->k / g->groups, size = conv_size(dtype);
   const int64_t hw = g->h * g->w, pq = g->p * g->q, rs = g->r * g->s;
   const int64_t cap = cfg.conv_batch ? cfg.conv_batch : CONV_BATCH_INTS;
-  int64_t most = 0, ints;
-  for (int64_t e0 = 0, e1; e0 < rs; e0 = e1) {
-    e1 = tap_batch_end(g, e0, cg, cap, &ints);
-    if (ints > most) most = ints;
-  }
-  int64_t *buf = malloc(sizeof(int64_t) * (size_t)(most + cg + 1));
-  rb_conv_class *cls = calloc((size_t)rs, sizeof(rb_conv_class));
   /* The chains are stored as gw[k, r, s, c'] (a tap's columns consecutive:
    * whole-vector stores) and transposed once at the end; stored straight into
    * gw[k, c', r, s] (columns rs apart), one element at a time, took a third
    * of the time at 512 channels of 7 x 7. */
   char *tmp = rs > 1 ? rb_conv_scratch(RB_CONV_SCRATCH_CALL, (size_t)(g->k * cg * rs * size))
                      : grad_w;
-  if (!buf || !cls || !tmp) {
-    free(buf);
-    free(cls);
-    return -2;
+  if (!tmp) return -2;
+  const conv_plan_key key = plan_key(3, &cfg, g);
+  conv_plan_data *plan = rb_conv_plan_find(&key, sizeof key);
+  int64_t most = 0, ints, *buf = NULL;
+  rb_conv_class *cls = NULL;
+  if (!plan) {
+    for (int64_t e0 = 0, e1; e0 < rs; e0 = e1) {
+      e1 = tap_batch_end(g, e0, cg, cap, &ints);
+      if (ints > most) most = ints;
+    }
+    if (tap_batch_end(g, 0, cg, cap, &ints) == rs) {
+      plan = rb_conv_plan_new(&key, sizeof key,
+                              sizeof(conv_plan_data) + (size_t)rs * sizeof(rb_conv_class) +
+                                  (size_t)(most + cg) * sizeof(int64_t));
+      if (plan) {
+        int64_t *tables = (int64_t *)(plan->cls + rs);
+        plan->nclasses = rs;
+        tap_tables(g, cg, 0, rs, plan->cls, tables, tables + most);
+      }
+    }
   }
-  int64_t *coff = buf + most; /* column c': plane c' of the group's x */
-  for (int64_t j = 0; j < cg; ++j) coff[j] = j * hw;
+  if (!plan) {
+    buf = malloc(sizeof(int64_t) * (size_t)(most + cg + 1));
+    cls = calloc((size_t)rs, sizeof(rb_conv_class));
+    if (!buf || !cls) {
+      free(buf);
+      free(cls);
+      if (tmp != grad_w) rb_conv_scratch_done(RB_CONV_SCRATCH_CALL);
+      return -2;
+    }
+  }
   int rc = 0;
   for (int64_t e0 = 0, e1; e0 < rs && rc == 0; e0 = e1) {
-    e1 = tap_batch_end(g, e0, cg, cap, &ints);
-    int64_t *next = buf;
-    for (int64_t e = e0; e < e1; ++e) {
-      int64_t p0, h0, q0, v0;
-      const int64_t np = tap_range(g->h, g->p, g->stride_h, g->pad_top, g->dilation_h, e / g->s,
-                                   &p0, &h0);
-      const int64_t nq = tap_range(g->w, g->q, g->stride_w, g->pad_left, g->dilation_w,
-                                   e % g->s, &q0, &v0);
-      int64_t *term = next, *toff = term + g->n * np * nq, *doff = toff + g->n * np * nq;
-      next = doff + cg;
-      int64_t t = 0;
-      for (int64_t n = 0; n < g->n; ++n)
-        for (int64_t i = 0; i < np; ++i)
-          for (int64_t j = 0; j < nq; ++j, ++t) {
-            term[t] = (n * g->p + p0 + i) * g->q + q0 + j;
-            toff[t] = n * g->c * hw + (h0 + i * g->stride_h) * g->w + v0 + j * g->stride_w;
-          }
-      for (int64_t j = 0; j < cg; ++j) doff[j] = rs > 1 ? e * cg + j : j;
-      cls[e - e0] = (rb_conv_class){t, cg, term, toff, coff, doff};
+    const rb_conv_class *batch = plan ? plan->cls : cls;
+    if (plan) {
+      e1 = rs;
+    } else {
+      e1 = tap_batch_end(g, e0, cg, cap, &ints);
+      tap_tables(g, cg, e0, e1, cls, buf, buf + most);
     }
     for (int64_t gi = 0; gi < g->groups && rc == 0; ++gi)
       rc = (order == RB_PAIRWISE ? rb_conv_pw : rb_conv_seq)(
           dtype, cfg, kg, g->n * pq, (const char *)grad_y + gi * kg * pq * size, pq, pq,
-          g->k * pq, e1 - e0, cls, (const char *)x + gi * cg * hw * size,
+          g->k * pq, e1 - e0, batch, (const char *)x + gi * cg * hw * size,
           tmp + gi * kg * cg * rs * size, cg * rs, NULL);
   }
   if (tmp != grad_w) {

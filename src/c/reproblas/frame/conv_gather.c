@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conv_scratch.h"
 
@@ -11,9 +12,19 @@
  * the buffers of threads that end are freed. Buffers above CONV_KEEP_BYTES
  * are freed after each use. */
 #define CONV_KEEP_BYTES ((size_t)64 << 20)
+/* plan cache entries per thread (at most 8 MB with RB_CONV_PLAN_MAX_BYTES) */
+enum { CONV_PLANS = 8, CONV_PLAN_KEY_MAX = 256 };
+typedef struct {
+  unsigned char key[CONV_PLAN_KEY_MAX];
+  size_t key_bytes;
+  uint64_t used; /* the thread's use counter at the last find or new */
+  void *data;
+} conv_plan;
 typedef struct {
   void *buf[RB_CONV_SCRATCH_SLOTS];
   size_t size[RB_CONV_SCRATCH_SLOTS];
+  conv_plan plan[CONV_PLANS];
+  uint64_t uses;
 } conv_scratch;
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
@@ -21,6 +32,7 @@ static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 static void scratch_free(void *p) {
   conv_scratch *s = p;
   for (int i = 0; i < RB_CONV_SCRATCH_SLOTS; ++i) free(s->buf[i]);
+  for (int i = 0; i < CONV_PLANS; ++i) free(s->plan[i].data);
   free(s);
 }
 static void scratch_init(void) { pthread_key_create(&scratch_key, scratch_free); }
@@ -58,6 +70,37 @@ void rb_conv_scratch_done(int slot) {
     s->buf[slot] = NULL;
     s->size[slot] = 0;
   }
+}
+
+void *rb_conv_plan_find(const void *key, size_t key_bytes) {
+  conv_scratch *s = scratch_get();
+  if (!s || key_bytes > CONV_PLAN_KEY_MAX) return NULL;
+  for (int i = 0; i < CONV_PLANS; ++i) {
+    conv_plan *p = &s->plan[i];
+    if (p->data && p->key_bytes == key_bytes && !memcmp(p->key, key, key_bytes)) {
+      p->used = ++s->uses;
+      return p->data;
+    }
+  }
+  return NULL;
+}
+
+void *rb_conv_plan_new(const void *key, size_t key_bytes, size_t bytes) {
+  conv_scratch *s = scratch_get();
+  if (!s || key_bytes > CONV_PLAN_KEY_MAX || bytes > RB_CONV_PLAN_MAX_BYTES) return NULL;
+  conv_plan *p = &s->plan[0];
+  for (int i = 1; i < CONV_PLANS; ++i)
+    if (s->plan[i].used < p->used) p = &s->plan[i];
+  free(p->data);
+  p->data = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  if (!p->data) {
+    p->used = 0;
+    return NULL;
+  }
+  memcpy(p->key, key, key_bytes);
+  p->key_bytes = key_bytes;
+  p->used = ++s->uses;
+  return p->data;
 }
 
 /* Blocked so that both the rows read and the rows written stay in cache. */

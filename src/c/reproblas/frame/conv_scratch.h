@@ -18,4 +18,16 @@ void *rb_conv_scratch(int slot, size_t bytes);
 /* Frees the slot's buffer if it is larger than the buffers worth keeping. */
 void rb_conv_scratch_done(int slot);
 
+/* Per-thread cache of the drivers' planned tables (a few entries, least
+ * recently used out), keyed by the bytes of `key`: the same layer is planned
+ * at every call of a training loop, and for small layers the tables cost as
+ * much as a tenth of the call. rb_conv_plan_find: the entry's data (valid
+ * until the thread's next rb_conv_plan_new), or NULL. rb_conv_plan_new: a new
+ * entry of `bytes` (64-byte aligned) for the key, NULL when it is larger than
+ * RB_CONV_PLAN_MAX_BYTES or memory runs out (then plan without the cache);
+ * the caller fills it before its next find. */
+#define RB_CONV_PLAN_MAX_BYTES ((size_t)1 << 20)
+void *rb_conv_plan_find(const void *key, size_t key_bytes);
+void *rb_conv_plan_new(const void *key, size_t key_bytes, size_t bytes);
+
 #endif /* RB_CONV_SCRATCH_H */

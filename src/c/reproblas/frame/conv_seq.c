@@ -2,7 +2,7 @@
  *
  * A (rows x terms, read from the weights in place) is packed once per call
  * into panels of mr rows (panel p, term t at apack[(p*terms + t)*mr]); every
- * class addresses its present terms in it (aidx = t*mr), so the border
+ * class addresses its present terms in it by their indices, so the border
  * classes cost no copy of A.
  * Output columns are cut into tiles of at most nr columns of one class; the
  * micro-kernel reads each tile's B values straight from src. Loop nest per
@@ -11,10 +11,15 @@
  * across the kc blocks (started at -0 in registers by a class's first block
  * with terms): the A block (mc x kc) stays in L2 and one tile's B values in
  * L1 while the panels run over them. A finished chunk is stored row group by
- * row group (the kernel table's store: transposed, whole-vector runs). */
+ * row group (the kernel table's store: transposed, whole-vector runs), or,
+ * with one panel and the columns' slots given, copied to a stage in
+ * destination order and stored at the end: a class's columns are mostly
+ * short runs of destinations (a 3 x 3 kernel's left-edge class on 8 x 8
+ * images: one column per image row), all classes' together whole rows. */
 #include "conv.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../common/fp_env.h"
 #include "../../common/isa.h"
@@ -34,6 +39,7 @@ static const rb_conv_kernels *const conv_tiles[CR_ISA_COUNT] = {&rb_conv_scalar,
 /* kc: terms per block by element size; mc: rows per block. */
 enum { SEQ_KC_BYTES = 512, SEQ_MC = 256, SEQ_CHUNK_COLS = 192 };
 #define SEQ_SCRATCH_MAX ((int64_t)64 << 20)
+#define SEQ_STAGE_MAX ((int64_t)4 << 20)
 
 typedef struct {
   int dtype, nr, mr;
@@ -47,22 +53,41 @@ typedef struct {
   char *dst, *apack;
   int64_t drow;
   const rb_conv_class *cls;
-  const int64_t *aidx; /* per class, at cls_base[c] */
-  const int64_t *cls_base;
   const int64_t *tile_cls, *tile_j0, *tile_nc; /* per tile: class, first column, columns */
   char *ws; /* part p's workspace at ws + p*ws_bytes: the chains, and at ws_cols */
   int64_t ws_bytes, ws_cols; /* the two column lists of seq_store, then the term cursors */
+  /* staged (one panel, every class with slots): finished columns are copied
+   * to stage + slot*mr, ordered by destination, and stored at the end in
+   * runs as long as the destinations allow; sdoff[slot]: the destination */
+  char *stage;
+  const int64_t *sdoff;
+  int64_t all_cols;
 } conv_seq;
 
-/* Part `part` packs its share of the panels of A. */
+/* The pieces each panel's packing is cut into for `parts` threads: its runs
+ * of tin terms are shared when the panels are fewer than the threads (one
+ * panel of grad_weight's grad_y: thousands of terms). */
+static int64_t seq_pack_split(const conv_seq *s, int64_t parts) {
+  const int64_t runs = s->terms ? (s->terms + s->tin - 1) / s->tin : 1;
+  const int64_t want = (parts + s->panels - 1) / s->panels;
+  return want < runs ? want : runs;
+}
+
+/* Part `part` packs its share of the pieces of the panels of A. */
 static void seq_pack(void *ctx, int part, int parts) {
   const conv_seq *s = ctx;
   const int64_t size = s->dtype == RB_F32 ? 4 : 8;
-  const rb_share sh = rb_part_share(s->panels, 1, part, parts);
-  for (int64_t p = sh.lo; p < sh.hi; ++p) {
-    const int64_t r0 = p * s->mr, nr = s->rows - r0 < s->mr ? s->rows - r0 : s->mr;
-    s->pack(s->terms, nr, s->a + r0 * s->a_rs * size, s->a_rs, s->tin, s->t_os,
-            s->apack + p * s->terms * s->mr * size);
+  if (!s->terms) return;
+  const int64_t split = seq_pack_split(s, parts), runs = (s->terms + s->tin - 1) / s->tin;
+  const rb_share sh = rb_part_share(s->panels * split, 1, part, parts);
+  for (int64_t u = sh.lo; u < sh.hi; ++u) {
+    const int64_t p = u / split, r0 = p * s->mr, nr = s->rows - r0 < s->mr ? s->rows - r0 : s->mr;
+    const rb_share piece = rb_part_share(runs, 1, (int)(u % split), (int)split);
+    const int64_t t0 = piece.lo * s->tin, t1 = piece.hi * s->tin < s->terms ? piece.hi * s->tin
+                                                                           : s->terms;
+    if (t0 < t1)
+      s->pack(t1 - t0, nr, s->a + (r0 * s->a_rs + piece.lo * s->t_os) * size, s->a_rs, s->tin,
+              s->t_os, s->apack + (p * s->terms + t0) * s->mr * size);
   }
 }
 
@@ -95,6 +120,44 @@ static void seq_store(const conv_seq *s, int64_t c0, int64_t c1, int64_t p0, int
     const int64_t i0 = p * s->mr, i1 = s->rows < i0 + s->mr ? s->rows : i0 + s->mr;
     s->store(n, coff, doff, ws + (p - p0) * tile * size, i1 - i0,
              s->bias ? s->bias + i0 * size : NULL, s->dst + i0 * s->drow * size, s->drow);
+  }
+}
+
+/* Copies the finished tiles [c0, c1) (one panel) from the workspace to
+ * their slots of the stage; a class without terms is +0 (contract §2, n = 0;
+ * the store adds the bias as to any sum). */
+static void seq_stage(const conv_seq *s, int64_t c0, int64_t c1, const char *ws) {
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8, tile = (int64_t)s->mr * s->nr;
+  const size_t col = (size_t)(s->mr * size);
+  for (int64_t tl = c0; tl < c1; ++tl) {
+    const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
+    const int64_t *slot = cl->slot + s->tile_j0[tl], nc = s->tile_nc[tl];
+    for (int64_t j = 0; j < nc; ++j) {
+      char *d = s->stage + slot[j] * (int64_t)col;
+      const char *w = ws + ((tl - c0) * tile + j * s->mr) * size;
+      if (!cl->nterms)
+        memset(d, 0, col);
+      else if (col == 64) /* one or two vectors: inline copies, not calls */
+        memcpy(d, w, 64);
+      else if (col == 128)
+        memcpy(d, w, 128);
+      else
+        memcpy(d, w, col);
+    }
+  }
+}
+
+/* Part `part` stores its share of the staged columns, in pieces of its
+ * workspace's column lists. */
+static void seq_store_staged(void *ctx, int part, int parts) {
+  const conv_seq *s = ctx;
+  const int64_t size = s->dtype == RB_F32 ? 4 : 8, room = s->chunk_tiles * s->nr;
+  const rb_share sh = rb_part_share(s->all_cols, 16, part, parts);
+  int64_t *coff = (int64_t *)(s->ws + part * s->ws_bytes + s->ws_cols), *doff = coff + room;
+  for (int64_t j0 = sh.lo; j0 < sh.hi; j0 += room) {
+    const int64_t n = sh.hi - j0 < room ? sh.hi - j0 : room;
+    for (int64_t j = 0; j < n; ++j) coff[j] = j * s->mr, doff[j] = s->sdoff[j0 + j];
+    s->store(n, coff, doff, s->stage + j0 * s->mr * size, s->rows, s->bias, s->dst, s->drow);
   }
 }
 
@@ -145,7 +208,9 @@ static void seq_part(void *ctx, int part, int parts) {
       for (int64_t tl = c0; tl < c1; ++tl) { /* [first, next): the terms of block kb */
         const rb_conv_class *cl = &s->cls[s->tile_cls[tl]];
         first[tl - c0] = next[tl - c0];
-        next[tl - c0] = seq_terms_below(cl, next[tl - c0], (kb + 1) * s->kc);
+        next[tl - c0] = (kb + 1) * s->kc >= s->terms ? cl->nterms /* the last block: no search */
+                                                     : seq_terms_below(cl, next[tl - c0],
+                                                                       (kb + 1) * s->kc);
       }
       for (int64_t q0 = p0; q0 < p1; q0 += s->mcp) {
         const int64_t q1 = p1 - q0 < s->mcp ? p1 : q0 + s->mcp;
@@ -154,16 +219,19 @@ static void seq_part(void *ctx, int part, int parts) {
           const rb_conv_class *cl = &s->cls[c];
           const int64_t t0 = first[tl - c0], t1 = next[tl - c0];
           if (t0 == t1) continue;
-          const int64_t *aidx = s->aidx + s->cls_base[c] + t0, *toff = cl->toff + t0;
+          const int64_t *term = cl->term + t0, *toff = cl->toff + t0;
           for (int64_t p = q0; p < q1;)
-            p += s->tile(t1 - t0, aidx, toff, s->apack + p * s->terms * s->mr * size,
+            p += s->tile(t1 - t0, term, toff, s->apack + p * s->terms * s->mr * size,
                          s->terms * s->mr, s->src, cl->coff + j0, (int)s->tile_nc[tl],
                          (int)(q1 - p), t0 == 0,
                          ws + ((tl - c0) * (p1 - p0) + (p - p0)) * tile * size);
         }
       }
     }
-    seq_store(s, c0, c1, p0, p1, ws, cols, cols + chunk * s->nr);
+    if (s->stage)
+      seq_stage(s, c0, c1, ws);
+    else
+      seq_store(s, c0, c1, p0, p1, ws, cols, cols + chunk * s->nr);
   }
 }
 
@@ -176,26 +244,53 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
     return -1;
   const rb_conv_kernels *kt = conv_tiles[cfg.isa];
   const int64_t size = dtype == RB_F32 ? 4 : 8;
-  const int mr = dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
+  /* at most one vector of rows: the narrow panels (no +0 rows computed) */
+  const int mr1 = dtype == RB_F32 ? kt->mr1_f32 : kt->mr1_f64;
+  const int narrow = rows <= mr1 && mr1 < (dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64);
+  const int mr = narrow ? mr1 : dtype == RB_F32 ? kt->mr_f32 : kt->mr_f64;
   const rb_context cx = rb_context_fix(cfg);
-  const int64_t kc = cx.conv_kc ? cx.conv_kc : SEQ_KC_BYTES / size;
+  /* one panel of rows: no tile reuses B values across panels, and the
+   * blocks would only add passes over the workspace; the whole term list
+   * is one block (A streams from L2) */
+  const int64_t kc = cx.conv_kc       ? cx.conv_kc
+                     : rows <= mr && terms > SEQ_KC_BYTES / size ? terms
+                                                                  : SEQ_KC_BYTES / size;
   const int64_t mc = cx.conv_mc ? cx.conv_mc : SEQ_MC;
   const int64_t chunk_cols = cx.conv_chunk ? cx.conv_chunk : SEQ_CHUNK_COLS;
   conv_seq s = {.dtype = dtype, .nr = kt->nr, .mr = mr,
-                .tile = dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64,
-                .pack = dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64,
+                .tile = narrow ? (dtype == RB_F32 ? kt->tile1_f32 : kt->tile1_f64)
+                               : (dtype == RB_F32 ? kt->tile_f32 : kt->tile_f64),
+                .pack = narrow ? (dtype == RB_F32 ? kt->pack1_f32 : kt->pack1_f64)
+                               : (dtype == RB_F32 ? kt->pack_f32 : kt->pack_f64),
                 .store = dtype == RB_F32 ? kt->store_f32 : kt->store_f64,
                 .rows = rows, .terms = terms, .panels = (rows + mr - 1) / mr,
                 .nkb = terms ? (terms + kc - 1) / kc : 1, .kc = kc, .mcp = (mc + mr - 1) / mr,
                 .chunk_tiles = (chunk_cols + kt->nr - 1) / kt->nr, .nclasses = nclasses,
                 .a = a, .src = src, .bias = bias, .a_rs = a_rs, .tin = tin, .t_os = t_os,
                 .dst = dst, .apack = NULL, .drow = drow, .cls = cls};
-  int64_t all_terms = 0, all_cols = 0;
+  int64_t all_cols = 0;
+  int slots = 1;
   for (int64_t c = 0; c < nclasses; ++c) {
-    if (cls[c].nterms < 0 || cls[c].ncols < 0) return -1;
-    all_terms += cls[c].nterms;
-    s.ntiles += (cls[c].ncols + s.nr - 1) / s.nr;
-    all_cols += cls[c].ncols;
+    const rb_conv_class *cl = &cls[c];
+    slots &= cl->slot != NULL;
+    if (cl->nterms < 0 || cl->ncols < 0) return -1;
+    /* the terms ascend (every step - 1 >= 0: no top bit in their or; four
+     * independent ors) and are in range */
+    const uint64_t *term = (const uint64_t *)cl->term;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t t = 1;
+    for (; t + 4 <= cl->nterms; t += 4) {
+      s0 |= term[t] - term[t - 1] - 1;
+      s1 |= term[t + 1] - term[t] - 1;
+      s2 |= term[t + 2] - term[t + 1] - 1;
+      s3 |= term[t + 3] - term[t + 2] - 1;
+    }
+    for (; t < cl->nterms; ++t) s0 |= term[t] - term[t - 1] - 1;
+    if ((s0 | s1 | s2 | s3) >> 63 ||
+        (cl->nterms && (cl->term[0] < 0 || cl->term[cl->nterms - 1] >= terms)))
+      return -1;
+    s.ntiles += (cl->ncols + s.nr - 1) / s.nr;
+    all_cols += cl->ncols;
   }
   if (rows == 0 || s.ntiles == 0) return 0;
   /* threads: tiles first; row panels too when the tiles are few */
@@ -208,12 +303,17 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   /* the per-class tables and the tile list; packed A and the workspaces in
    * the calling thread's reused scratch (no page faults at every call) unless
    * they are huge */
-  const int64_t ints = all_terms + nclasses + 3 * s.ntiles;
+  /* staged when the columns' slots are given and the results of all of them
+   * (one panel) fit in the stage */
+  s.all_cols = all_cols;
+  const int staged = slots && s.panels == 1 && all_cols * s.mr * size <= SEQ_STAGE_MAX;
+  const int64_t stage_bytes = staged ? (all_cols * s.mr * size + 63) / 64 * 64 : 0;
+  const int64_t ints = 3 * s.ntiles + (staged ? all_cols : 0);
   const int64_t apack_bytes = (s.panels * terms * s.mr * size + 63) / 64 * 64;
   s.ws_cols = (s.chunk_tiles * ((s.panels + s.row_parts - 1) / s.row_parts) * s.mr * s.nr * size +
                63) / 64 * 64;
   s.ws_bytes = (s.ws_cols + 2 * s.chunk_tiles * (s.nr + 1) * (int64_t)sizeof(int64_t) + 63) / 64 * 64;
-  const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
+  const int64_t big_bytes = apack_bytes + parts * s.ws_bytes + stage_bytes;
   int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
   char *owned = big_bytes > SEQ_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
   char *big = big_bytes > SEQ_SCRATCH_MAX ? owned : rb_l3_scratch((size_t)big_bytes);
@@ -224,21 +324,27 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   }
   s.apack = big;
   s.ws = big + apack_bytes;
-  int64_t *aidx = mem, *base = aidx + all_terms;
-  int64_t *tile_cls = base + nclasses, *tile_j0 = tile_cls + s.ntiles,
-          *tile_nc = tile_j0 + s.ntiles;
-  int64_t at = 0, tl = 0;
+  int64_t *tile_cls = mem, *tile_j0 = tile_cls + s.ntiles, *tile_nc = tile_j0 + s.ntiles;
+  if (staged) {
+    int64_t *sdoff = tile_nc + s.ntiles;
+    int bad = 0;
+    for (int64_t c = 0; c < nclasses; ++c)
+      for (int64_t j = 0; j < cls[c].ncols; ++j) {
+        const int64_t k = cls[c].slot[j];
+        bad |= k < 0 || k >= all_cols;
+        if (!bad) sdoff[k] = cls[c].doff[j];
+      }
+    if (bad) {
+      free(mem);
+      free(owned);
+      return -1;
+    }
+    s.stage = s.ws + parts * s.ws_bytes;
+    s.sdoff = sdoff;
+  }
+  int64_t tl = 0;
   for (int64_t c = 0; c < nclasses; ++c) {
     const rb_conv_class *cl = &cls[c];
-    base[c] = at;
-    for (int64_t t = 0; t < cl->nterms; ++t) {
-      if (cl->term[t] < 0 || cl->term[t] >= terms || (t && cl->term[t] <= cl->term[t - 1])) {
-        free(mem);
-        free(owned);
-        return -1;
-      }
-      aidx[at++] = cl->term[t] * s.mr;
-    }
     /* the fewest tiles, of balanced widths (a narrow tail tile would wait on
      * the fma latency) */
     const int64_t nt = (cl->ncols + s.nr - 1) / s.nr;
@@ -248,14 +354,14 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
       tile_nc[tl] = cl->ncols * (i + 1) / nt - tile_j0[tl];
     }
   }
-  s.aidx = aidx;
-  s.cls_base = base;
   s.tile_cls = tile_cls;
   s.tile_j0 = tile_j0;
   s.tile_nc = tile_nc;
   cr_fenv_t saved = cr_fenv_enter();
-  rb_parallel((int)(parts < s.panels ? parts : s.panels), seq_pack, &s);
+  const int64_t pack_units = s.panels * seq_pack_split(&s, parts);
+  rb_parallel((int)(parts < pack_units ? parts : pack_units), seq_pack, &s);
   rb_parallel((int)parts, seq_part, &s);
+  if (s.stage && !rb_stopped()) rb_parallel((int)parts, seq_store_staged, &s);
   cr_fenv_leave(saved);
   free(mem);
   free(owned);

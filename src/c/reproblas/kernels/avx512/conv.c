@@ -13,6 +13,10 @@
 #define RB_CP_NR 8
 #define RB_CP_NR2 4
 #define RB_CD_NR 12
+/* the store's masked runs (conv_kernels.inc) */
+#define RB_CS_MASKED
+#define conv_mstore_f32 v32_store_lanes
+#define conv_mstore_f64 v64_store_lanes
 
 #include "type_f32.h"
 #include "conv_kernels.inc"
@@ -25,6 +29,7 @@
 const rb_conv_kernels rb_conv_avx512 = {conv_tile_f32, conv_tile_f64, conv_pack_f32,
                                     conv_pack_f64, conv_store_f32, conv_store_f64, RB_CD_MV * V32_W, RB_CD_MV * V64_W,
                                     RB_CD_NR, conv_pw_f32, conv_pw_f64, RB_CP_NR,
-                                    RB_CP_NR2};
+                                    RB_CP_NR2, conv_tile1_f32, conv_tile1_f64, conv_pack1_f32,
+                                    conv_pack1_f64, V32_W, V64_W};
 #endif
 

@@ -21,5 +21,6 @@
 const rb_conv_kernels rb_conv_scalar = {conv_tile_f32, conv_tile_f64, conv_pack_f32,
                                     conv_pack_f64, conv_store_f32, conv_store_f64, RB_CD_MV * V32_W, RB_CD_MV * V64_W,
                                     RB_CD_NR, conv_pw_f32, conv_pw_f64, RB_CP_NR,
-                                    RB_CP_NR2};
+                                    RB_CP_NR2, conv_tile1_f32, conv_tile1_f64, conv_pack1_f32,
+                                    conv_pack1_f64, V32_W, V64_W};
 
