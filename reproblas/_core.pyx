@@ -705,6 +705,54 @@ cdef int _strided(object a, int typenum, int nd, int64_t *st) noexcept:
     return 1
 
 
+def linear_plain(order, x, w, bias):
+    """x @ w.T ⊕ bias (each element fma(1, bias[o], S), one rounding: gemm with beta 1 over
+    C = the bias in every row) as a new C-ordered array, for reproblas.torch's linear: x and
+    w 2-D C-contiguous, bias 1-D contiguous, one native float dtype, matching shapes, an order
+    name, valid knobs. The general gemm's call. None for anything else."""
+    cdef int code = _order_code(order)
+    if code < 0 or type(x) is not np.ndarray or type(w) is not np.ndarray or \
+            type(bias) is not np.ndarray:
+        return None
+    cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>x)
+    if typenum != cnp.NPY_FLOAT32 and typenum != cnp.NPY_FLOAT64:
+        return None
+    if not (_plain(x, 2, typenum) and _plain(w, 2, typenum) and _plain(bias, 1, typenum)):
+        return None
+    cdef cnp.ndarray a = <cnp.ndarray>x, b = <cnp.ndarray>w, v = <cnp.ndarray>bias
+    if not (cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_IS_C_CONTIGUOUS(b)):
+        return None
+    cdef int64_t m = a.shape[0], k = a.shape[1], n = b.shape[0]
+    if b.shape[1] != k or v.shape[0] != n or m == 0 or n == 0:
+        return None
+    cdef rb_context buf
+    cdef const rb_context *cfg = _small_context(&buf)
+    if cfg == NULL:
+        return None
+    cdef cnp.npy_intp dims[2]
+    dims[0], dims[1] = m, n
+    cdef cnp.ndarray c = cnp.PyArray_EMPTY(2, dims, typenum, 0)
+    c[...] = v  # C_old: the bias in every row (copies, exact)
+    cdef double one64 = 1.0
+    cdef float one32 = 1.0
+    cdef const void *p1 = &one32 if typenum == cnp.NPY_FLOAT32 else <const void *>&one64
+    cdef int dtype = RB_F32 if typenum == cnp.NPY_FLOAT32 else RB_F64
+    cdef const void *pa = cnp.PyArray_DATA(a)
+    cdef const void *pb = cnp.PyArray_DATA(b)
+    cdef void *pc = cnp.PyArray_DATA(c)
+    cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
+    with nogil:
+        rc = rb_gemm(dtype, code, cfg, 0, m, n, k, p1, pa, k, 1, pb, 1, k, p1, pc, n, 1)
+    _stop_end(&stop)
+    if rc == -2:
+        raise MemoryError("reproblas: out of memory for the packing buffers")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected a product (isa={cfg.isa}, order={code})")
+    return c
+
+
 def matmul_plain(order, a, b):
     """a @ b as a new C-ordered array for the common batched call, all of it checked here:
     a and b of one native float dtype, the same ndim >= 3 and batch shape (no broadcast, no

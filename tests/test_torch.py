@@ -7,6 +7,7 @@ runs are hashed (SHA-256 of every parameter and loss) across thread counts, CPU 
 and block sizes.
 """
 import hashlib
+import math
 
 import numpy as np
 import pytest
@@ -60,6 +61,23 @@ def test_linear_forward_and_backward_bits(gen, dtype, order):
     for ours, theirs in ((y, torch.nn.functional.linear(torch_x, torch_w, torch_b)),
                          (x.grad, torch_x.grad), (w.grad, torch_w.grad), (b.grad, torch_b.grad)):
         torch.testing.assert_close(ours, theirs.detach(), **tol)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_linear_bias_fast_path_is_the_general_gemm(gen, monkeypatch, order):
+    """_core.linear_plain (C-contiguous x and w) gives the general gemm's bits; other
+    layouts take the general path."""
+    x, w, b = spread(gen, (6, 9), torch.float32), spread(gen, (5, 9), torch.float32), \
+        spread(gen, (5,), torch.float32)
+    x[0, :3] = torch.tensor([math.inf, -0.0, math.nan])
+    calls = []
+    real = _core.linear_plain
+    monkeypatch.setattr(_core, "linear_plain", lambda *a: calls.append(1) or real(*a))
+    fast = [rt.linear(x, w, b, order=order), rt.linear(x.t().contiguous().t(), w, b, order=order)]
+    assert len(calls) == 2
+    monkeypatch.setattr(_core, "linear_plain", lambda *a: None)
+    for got in fast:
+        assert same_bits(got.numpy(), rt.linear(x, w, b, order=order).numpy())
 
 
 def test_linear_bias_ignores_the_callers_fp_environment():

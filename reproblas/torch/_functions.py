@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 import reproblas
-from reproblas import _validate
+from reproblas import _core, _validate
 
 from ._prims import array as _array
 from ._prims import broadcast_shapes, expand, rsum, run
@@ -53,8 +53,11 @@ class _Linear(torch.autograd.Function):
             y = reproblas.gemm(1.0, x2, w, trans_b=True, order=order)
         else:  # y = fma(1, b, S) = S + b, one rounding per element, in the core's FP
             # environment (NumPy's += would round in the caller's: mode, FTZ/DAZ)
-            b = np.broadcast_to(_array(bias, "bias", "linear"), (x2.shape[0], w.shape[0]))
-            y = reproblas.gemm(1.0, x2, w, 1.0, b, trans_b=True, order=order)
+            bv = _array(bias, "bias", "linear")
+            y = _core.linear_plain(order, x2, w, bv)
+            if y is None:
+                b = np.broadcast_to(bv, (x2.shape[0], w.shape[0]))
+                y = reproblas.gemm(1.0, x2, w, 1.0, b, trans_b=True, order=order)
         ctx.save_for_backward(input, weight)
         ctx.order, ctx.has_bias = order, bias is not None
         return _tensor(y.reshape(x.shape[:-1] + (w.shape[0],)))
