@@ -110,8 +110,8 @@ def _ones_sum(x, dims, keepdim, order):
     """reproblas.sum over `dims` as one product with a vector of ones: each result the ordered
     sum of its slice's terms t·1 = t (exact products), in C index order over `dims`, so the
     bits of reproblas.sum on that slice (docs/contract.md §2), in one core call instead of
-    one per slice. Over the leading axes: ones @ x; else the kept axes moved first (a copy
-    with the same values, the reduced axes keeping their order), then x @ ones. None where
+    one per slice. Over the leading axes: xᵀ @ ones (a view); else the kept axes moved first
+    (a copy with the same values, the reduced axes keeping their order), then x @ ones. None where
     reproblas.sum is as direct (all axes, no axis, empty operands)."""
     nd, k = x.ndim, len(dims)
     if k == 0 or k == nd or x.size == 0 or order not in ("sequential", "pairwise"):
@@ -119,8 +119,8 @@ def _ones_sum(x, dims, keepdim, order):
     kept_axes = [i for i in range(nd) if i not in dims]
     kept = tuple(x.shape[i] for i in kept_axes)
     m = int(np.prod(kept))
-    if dims == tuple(range(k)):
-        s = reproblas.matmul(np.ones(x.size // m, x.dtype), x.reshape(-1, m), order=order)
+    if dims == tuple(range(k)):  # xᵀ @ ones: the same terms in the same order as ones @ x
+        s = reproblas.matmul(x.reshape(-1, m).T, np.ones(x.size // m, x.dtype), order=order)
     else:
         a = np.ascontiguousarray(x.transpose(kept_axes + list(dims))).reshape(m, -1)
         s = reproblas.matmul(a, np.ones(a.shape[1], x.dtype), order=order)
