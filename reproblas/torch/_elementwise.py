@@ -44,7 +44,8 @@ def _np64(name, x):
 def _apply(name, x_t):
     if _reference64[0] and x_t.dtype == torch.float64:
         return tensor(_np64(name, array(x_t, "input", name)))
-    array(x_t, "input", name, _F32)
+    if not K.usable(x_t):  # the kernels' tensors; array() says what else is wrong
+        array(x_t, "input", name, _F32)
     return K.map_forward(name, x_t)
 
 
