@@ -98,7 +98,9 @@ def test_digits_training_on_the_emulated_cuda_kernels(monkeypatch):
     monkeypatch.setattr(_backend, "select", on_the_device)
     got = run()
     monkeypatch.undo()
-    # every reproblas routine of the steps (convolutions, gemm, sums) went to the emulated
-    # device; the fused torch kernels (softmax, norms, activations) take CPU tensors only
-    assert len(launched) > 40
+    # the reproblas routines of the steps that go through the backend (convolutions, sums,
+    # most products) went to the emulated device; the fused torch kernels (softmax, norms,
+    # activations, optimizer) and the small-call fast paths (plain 2-D and batched products,
+    # linear with a bias) take CPU arrays only
+    assert len(launched) > 30
     assert got == want
