@@ -622,6 +622,28 @@ cdef int _small_scales(int typenum, double al, _small_scales_t *s, const void **
     return RB_F64
 
 
+cdef int _small_product(int dtype, int code, const rb_context *cfg, int nd,
+                        const int64_t *shape, const int64_t *a_bs, const int64_t *b_bs,
+                        const int64_t *c_bs, int64_t m, int64_t n, int64_t k,
+                        const void *alpha, const void *a, int64_t a_rs, int64_t a_cs,
+                        const void *b, int64_t b_rs, int64_t b_cs, const void *beta, void *c,
+                        str who, str what) except -1:
+    """The small-call paths' core call: c (C-ordered, m x n per batch entry; nd = 0: one
+    product) from rb_gemm_batched, interruptible, its failures raised as exceptions."""
+    cdef int rc
+    cdef rb_stop_ctx stop
+    _stop_begin(&stop)
+    with nogil:
+        rc = rb_gemm_batched(dtype, code, cfg, 0, nd, shape, a_bs, b_bs, c_bs, m, n, k, alpha,
+                             a, a_rs, a_cs, b, b_rs, b_cs, beta, c, n, 1)
+    _stop_end(&stop)
+    if rc == -2:
+        raise MemoryError(f"{who}: out of memory for the packing buffers")
+    if rc != 0:
+        raise RuntimeError(f"reproblas core rejected {what} (isa={cfg.isa}, order={code})")
+    return 0
+
+
 def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
     """alpha * op(a) @ op(b) as a new C-ordered array, for the common small call, all of
     it checked here: a 2-D and b 2-D or 1-D (one column; the result is then 1-D; b_ndim
@@ -672,16 +694,8 @@ def product_plain(order, alpha, a, trans_a, b, trans_b, beta, int b_ndim=0):
     cdef const void *pa = cnp.PyArray_DATA(x)
     cdef const void *pb = cnp.PyArray_DATA(y)
     cdef void *pc = cnp.PyArray_DATA(c)
-    cdef int rc
-    cdef rb_stop_ctx stop
-    _stop_begin(&stop)
-    with nogil:
-        rc = rb_gemm(dtype, code, cfg, 0, m, n, k, pal, pa, a_rs, a_cs, pb, b_rs, b_cs, pbe, pc, n, 1)
-    _stop_end(&stop)
-    if rc == -2:
-        raise MemoryError("reproblas: out of memory for the packing buffers")
-    if rc != 0:
-        raise RuntimeError(f"reproblas core rejected a product (isa={cfg.isa}, order={code})")
+    _small_product(dtype, code, cfg, 0, NULL, NULL, NULL, NULL, m, n, k, pal, pa, a_rs, a_cs,
+                   pb, b_rs, b_cs, pbe, pc, "reproblas", "a product")
     return c
 
 
@@ -740,16 +754,8 @@ def linear_plain(order, x, w, bias):
     cdef const void *pa = cnp.PyArray_DATA(a)
     cdef const void *pb = cnp.PyArray_DATA(b)
     cdef void *pc = cnp.PyArray_DATA(c)
-    cdef int rc
-    cdef rb_stop_ctx stop
-    _stop_begin(&stop)
-    with nogil:
-        rc = rb_gemm(dtype, code, cfg, 0, m, n, k, p1, pa, k, 1, pb, 1, k, p1, pc, n, 1)
-    _stop_end(&stop)
-    if rc == -2:
-        raise MemoryError("reproblas: out of memory for the packing buffers")
-    if rc != 0:
-        raise RuntimeError(f"reproblas core rejected a product (isa={cfg.isa}, order={code})")
+    _small_product(dtype, code, cfg, 0, NULL, NULL, NULL, NULL, m, n, k, p1, pa, k, 1, pb, 1, k,
+                   p1, pc, "reproblas", "a product")
     return c
 
 
@@ -797,18 +803,9 @@ def matmul_plain(order, a, b):
     cdef const void *pa = cnp.PyArray_DATA(x)
     cdef const void *pb = cnp.PyArray_DATA(y)
     cdef void *pc = cnp.PyArray_DATA(c)
-    cdef int rc
-    cdef rb_stop_ctx stop
-    _stop_begin(&stop)
-    with nogil:
-        rc = rb_gemm_batched(dtype, code, cfg, 0, nd - 2, shape, ast, bst, cst, m, n, k, pal,
-                             pa, ast[nd - 2], ast[nd - 1], pb, bst[nd - 2], bst[nd - 1], pbe,
-                             pc, n, 1)
-    _stop_end(&stop)
-    if rc == -2:
-        raise MemoryError("reproblas.matmul: out of memory for the packing buffers")
-    if rc != 0:
-        raise RuntimeError(f"reproblas core rejected matmul (isa={cfg.isa}, order={code})")
+    _small_product(dtype, code, cfg, nd - 2, shape, ast, bst, cst, m, n, k, pal, pa,
+                   ast[nd - 2], ast[nd - 1], pb, bst[nd - 2], bst[nd - 1], pbe, pc,
+                   "reproblas.matmul", "matmul")
     return c
 
 
