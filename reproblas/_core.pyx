@@ -30,6 +30,10 @@ cdef extern from "isa.h":
 cdef extern from "thread.h":
     int rb_cpu_count()
     unsigned long rb_pool_moves()
+    ctypedef void (*rb_omp_parallel_fn)(void (*fn)(void *), void *data, unsigned threads,
+                                        unsigned flags)
+    void rb_use_omp_runtime(rb_omp_parallel_fn run)
+    rb_omp_parallel_fn rb_omp_runtime()
     ctypedef struct rb_stop_ctx:
         int (*hook)(void *arg) noexcept nogil
         void *arg
@@ -436,6 +440,18 @@ def best_isa():
 def pool_moves():
     """Times a pool worker woken on its caller's CPU moved to another (tests)."""
     return rb_pool_moves()
+
+
+def use_omp_runtime(size_t gomp_parallel):
+    """Run parallel calls on the OpenMP runtime whose GOMP_parallel is at this address
+    (0: on reproblas's own pool again). The address must stay valid: a runtime that the
+    process keeps loaded (PyTorch's)."""
+    rb_use_omp_runtime(<rb_omp_parallel_fn>gomp_parallel)
+
+
+def omp_runtime():
+    """The address given to use_omp_runtime, 0 when calls run on the own pool."""
+    return <size_t>rb_omp_runtime()
 
 
 cdef extern from *:

@@ -75,10 +75,16 @@ def run_interrupted(setup, call, small, env, bound):
     assert lines[1] == "same True", out
 
 
-@pytest.mark.parametrize("threads, order", [("1", "sequential"), ("2", "pairwise")])
-def test_gemm(threads, order):
+@pytest.mark.parametrize("threads, order, on_torch",
+                         [("1", "sequential", False), ("2", "pairwise", False),
+                          ("2", "sequential", True)])
+def test_gemm(threads, order, on_torch):
+    """on_torch: reproblas.torch imported, so the parts run on PyTorch's OpenMP team where
+    PyTorch has one (reproblas/torch/_omp.py): the caller's polls stop the other members."""
+    if on_torch:
+        pytest.importorskip("torch", reason="needs PyTorch (pip install -e '.[torch]')")
     setup = f"""
-        import reproblas
+        import reproblas{", reproblas.torch" if on_torch else ""}
         rng = np.random.default_rng(1)
         sa = rng.standard_normal((1100, 300)).astype(np.float32)
         sb = rng.standard_normal((300, 2100)).astype(np.float32)

@@ -197,3 +197,23 @@ def test_short_heads_tails_and_last_rows(dtype, order, monkeypatch):
         check_every_path_and_split(monkeypatch, layouts,
                                    lambda v: rb.gemv(0.5, v, x, 1.5, y.copy(), order=order),
                                    want, (m, k))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fewer_rows_than_lanes(dtype, monkeypatch):
+    """An A of fewer rows than a vector has lanes (or a thread's part of one): the rows'
+    pieces go through a buffer of W rows, 128 terms at a time (gemv/rows_seq.inc,
+    seq_rows_few), so k on both sides of a piece and tails shorter than W; a -0 row, a row
+    that overflows, and NaN / inf around the rows, which must not reach any result. The
+    reference's bits on every path and split."""
+    rng = np.random.default_rng([26, dtype(0).nbytes])
+    for m in (1, 3, 8, 15):
+        for k in (7, 127, 128, 129, 300, 1000):
+            a, x, y = data(rng, (m, k), dtype), data(rng, k, dtype), data(rng, m, dtype)
+            a[m // 2] = -0.0
+            a[m - 1, :4] = np.finfo(dtype).max
+            want = ref.gemv(0.5, a, x, 1.5, y, order="sequential")
+            layouts = [a] + [strided_view(a, start, k + 7, np.nan) for start in (0, 3)]
+            check_every_path_and_split(
+                monkeypatch, layouts,
+                lambda v: rb.gemv(0.5, v, x, 1.5, y.copy(), order="sequential"), want, (m, k))

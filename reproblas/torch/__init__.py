@@ -28,6 +28,7 @@ from ._modules import (GELU, AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNor
                        RMSNorm, Sigmoid, SiLU, Softmax, Tanh, convert)
 from ._mode import reproducible
 from ._optim import SGD, Adam, AdamW, clip_grad_norm_
+from ._omp import share_torch_threads as _share_torch_threads
 from ._nn import (cross_entropy, gelu, layer_norm, log_softmax, logsumexp, mean, mse_loss,
                   nll_loss, relu, rms_norm, sigmoid, silu, softmax, sum, tanh, var)
 
@@ -50,3 +51,5 @@ from ._cumsum import cumsum  # noqa: E402
 from ._distributed import data_parallel_backward, shard_slices  # noqa: E402
 
 __all__ += ["data_parallel_backward", "shard_slices", "cumsum"]
+
+_share_torch_threads()  # reproblas's parallel calls on PyTorch's OpenMP team (_omp.py)

@@ -51,6 +51,22 @@ int rb_stop_poll(void);
 /* On the calling thread, after rb_parallel: whether its call was stopped. */
 int rb_stopped(void);
 
+/* ---- an OpenMP runtime's threads instead of the pool ----
+ *
+ * A process whose other library (PyTorch) keeps an OpenMP team busy between
+ * our calls has two sets of threads polling for work on the same cores. Given
+ * that runtime's GOMP_parallel (libgomp's entry point; LLVM's and Intel's
+ * runtimes export it too), rb_parallel runs its parts on that runtime's
+ * threads: the team claims parts one by one, so a team smaller than asked
+ * for still runs every part. NULL: the pool again. Parts, and so results,
+ * are the same either way; only an interrupt may wait for parts already
+ * running on other threads of the team. */
+typedef void (*rb_omp_parallel_fn)(void (*fn)(void *), void *data, unsigned threads,
+                                   unsigned flags);
+void rb_use_omp_runtime(rb_omp_parallel_fn run);
+/* The runtime set by rb_use_omp_runtime (NULL: none). */
+rb_omp_parallel_fn rb_omp_runtime(void);
+
 /* How many times a pool worker, woken on its caller's CPU, moved itself to
  * another CPU it may run on (its affinity mask is left as it was). */
 unsigned long rb_pool_moves(void);

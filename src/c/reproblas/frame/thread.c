@@ -312,10 +312,49 @@ static void run_on_new_threads(int parts, rb_part_fn fn, void *ctx) {
   pthread_cond_destroy(&call.done);
 }
 
+/* ---- on an OpenMP runtime's team ---- */
+
+static rb_omp_parallel_fn omp_parallel;
+
+void rb_use_omp_runtime(rb_omp_parallel_fn run) {
+  __atomic_store_n(&omp_parallel, run, __ATOMIC_RELEASE);
+}
+
+rb_omp_parallel_fn rb_omp_runtime(void) { return __atomic_load_n(&omp_parallel, __ATOMIC_ACQUIRE); }
+
+typedef struct {
+  rb_part_fn fn;
+  void *ctx;
+  int parts;
+  int next_part; /* claimed with an atomic increment */
+  int stop;      /* the job's stop flag */
+} rb_omp_job;
+
+/* Every member of the team, the caller included, claims parts until none is left. */
+static void omp_member(void *arg) {
+  rb_omp_job *job = arg;
+  for (;;) {
+    const int part = __atomic_fetch_add(&job->next_part, 1, __ATOMIC_RELAXED);
+    if (part >= job->parts) return;
+    if (!__atomic_load_n(&job->stop, __ATOMIC_RELAXED))
+      run_part(job->fn, job->ctx, part, job->parts, &job->stop);
+  }
+}
+
+static void run_on_omp(rb_omp_parallel_fn run, int parts, rb_part_fn fn, void *ctx) {
+  rb_omp_job job = {fn, ctx, parts, 0, rb_stopped()};
+  run(omp_member, &job, (unsigned)parts, 0);
+}
+
 void rb_parallel(int parts, rb_part_fn fn, void *ctx) {
   if (parts > RB_MAX_PARTS) parts = RB_MAX_PARTS;
   if (parts <= 1) {
     fn(ctx, 0, 1);
+    return;
+  }
+  const rb_omp_parallel_fn run = rb_omp_runtime();
+  if (run) {
+    run_on_omp(run, parts, fn, ctx);
     return;
   }
   pthread_once(&atfork_once, register_atfork);
