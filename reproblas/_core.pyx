@@ -1304,51 +1304,50 @@ def nn_norm_backward(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w,
     return _nn_rc(rc, "nn_norm_backward")
 
 
-def nn_sgd(double lr, double wd, double mu, double damp1, bint maximize, bint nesterov,
-           bint first, cnp.ndarray p not None, cnp.ndarray grad not None, cnp.ndarray buf,
-           int isa, int threads):
-    """One SGD step (nn.h) on the C-contiguous float32 p, buf (None: no momentum) in place;
-    wd 0 and damp1 1 skip their products; the doubles are rounded to float32 here."""
+def nn_sgd_many(double lr, double wd, double mu, double damp1, bint maximize, bint nesterov,
+                list steps, int isa, int threads):
+    """SGD steps (nn.h) in place, one per (p, grad, momentum buffer or 0, elements, first
+    step) of `steps`: addresses of float32 C-contiguous memory, checked by the caller (one
+    call for an optimizer's parameters: a few microseconds less per parameter than an array
+    each). wd 0 and damp1 1 skip their products; the doubles are rounded to float32 here."""
     cdef rb_context cbuf
     cdef const rb_context *cfg = _context(isa, threads, &cbuf)
     cdef rb_nn_sgd_args a
     a.lr, a.wd, a.mu, a.damp1 = (cr_round_f32(lr), cr_round_f32(wd), cr_round_f32(mu),
                                  cr_round_f32(damp1))
-    a.maximize, a.has_wd, a.nesterov, a.first = maximize, wd != 0, nesterov, first
+    a.maximize, a.has_wd, a.nesterov = maximize, wd != 0, nesterov
     a.has_damp = damp1 != 1
-    cdef float *pp = <float *>cnp.PyArray_DATA(p)
-    cdef const float *pg = <const float *>cnp.PyArray_DATA(grad)
-    cdef float *pb = NULL if buf is None else <float *>cnp.PyArray_DATA(buf)
-    cdef int64_t n = cnp.PyArray_SIZE(p)
+    cdef size_t pp, pg, pb
+    cdef int64_t n
     cdef int rc
-    with nogil:
-        rc = rb_nn_sgd(cfg, &a, pp, pg, pb, n)
-    return _nn_rc(rc, "nn_sgd")
+    for pp, pg, pb, n, first in steps:
+        a.first = first
+        with nogil:
+            rc = rb_nn_sgd(cfg, &a, <float *>pp, <const float *>pg, <float *>pb, n)
+        _nn_rc(rc, "nn_sgd")
 
 
-def nn_adam(double decay, double wd, double b1, double one_b1, double b2, double one_b2,
-            double c2, double eps, double s, bint maximize, bint decoupled,
-            cnp.ndarray p not None, cnp.ndarray grad not None, cnp.ndarray m not None,
-            cnp.ndarray v not None, int isa, int threads):
-    """One Adam/AdamW step (nn.h) on the C-contiguous float32 p, m, v in place; wd 0 skips
-    the decay; the doubles are rounded to float32 here."""
+def nn_adam_many(double decay, double wd, double b1, double one_b1, double b2, double one_b2,
+                 double eps, bint maximize, bint decoupled, list steps, int isa, int threads):
+    """Adam/AdamW steps (nn.h) in place, one per (p, grad, m, v, elements, s, c2) of
+    `steps`: addresses as nn_sgd_many's, and each parameter's step size and bias correction
+    (its own step count); wd 0 skips the decay; the doubles are rounded to float32 here."""
     cdef rb_context cbuf
     cdef const rb_context *cfg = _context(isa, threads, &cbuf)
     cdef rb_nn_adam_args a
     a.decay, a.wd, a.b1, a.one_b1 = (cr_round_f32(decay), cr_round_f32(wd), cr_round_f32(b1),
                                      cr_round_f32(one_b1))
-    a.b2, a.one_b2, a.c2 = cr_round_f32(b2), cr_round_f32(one_b2), cr_round_f32(c2)
-    a.eps, a.s = cr_round_f32(eps), cr_round_f32(s)
+    a.b2, a.one_b2, a.eps = cr_round_f32(b2), cr_round_f32(one_b2), cr_round_f32(eps)
     a.maximize, a.decoupled, a.has_wd = maximize, decoupled, wd != 0
-    cdef int64_t n = cnp.PyArray_SIZE(p)
-    cdef float *pp = <float *>cnp.PyArray_DATA(p)
-    cdef const float *pg = <const float *>cnp.PyArray_DATA(grad)
-    cdef float *pm = <float *>cnp.PyArray_DATA(m)
-    cdef float *pv = <float *>cnp.PyArray_DATA(v)
+    cdef size_t pp, pg, pm, pv
+    cdef int64_t n
+    cdef double s, c2
     cdef int rc
-    with nogil:
-        rc = rb_nn_adam(cfg, &a, pp, pg, pm, pv, n)
-    return _nn_rc(rc, "nn_adam")
+    for pp, pg, pm, pv, n, s, c2 in steps:
+        a.s, a.c2 = cr_round_f32(s), cr_round_f32(c2)
+        with nogil:
+            rc = rb_nn_adam(cfg, &a, <float *>pp, <const float *>pg, <float *>pm, <float *>pv, n)
+        _nn_rc(rc, "nn_adam")
 
 
 def nn_batch_norm(int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndarray b, double eps,

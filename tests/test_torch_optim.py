@@ -82,7 +82,7 @@ def test_step_kernels_are_the_composition(monkeypatch, opt):
     grads[1][6:12] = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, -1e-45])
     grads[2] = grads[2][::2].repeat_interleave(2)[:70001]  # not the first step's shape source
     want, calls = None, []
-    for name in ("nn_sgd", "nn_adam"):
+    for name in ("nn_sgd_many", "nn_adam_many"):
         real = getattr(_core, name)
         monkeypatch.setattr(_core, name, lambda *a, real=real: calls.append(1) or real(*a))
     for isa in ISAS:
@@ -97,6 +97,45 @@ def test_step_kernels_are_the_composition(monkeypatch, opt):
                     want = run(cls, grads, p0, **kw)
             assert same_bits(got.numpy(), want.numpy()), (isa, threads)
     assert len(calls) == 3 * 2 * len(ISAS)  # the kernel ran every step
+
+
+@pytest.mark.parametrize("cls, kw", [(rt.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
+                                     (rt.AdamW, dict(lr=0.02)),
+                                     (rt.Adam, dict(lr=0.01, weight_decay=0.1))])
+def test_one_group_of_kernel_and_composed_parameters(monkeypatch, cls, kw):
+    """One group mixing parameters the step kernels take (float32 contiguous, a gradient
+    that is a strided view) with ones they do not (a transposed parameter, float64) and one
+    without a gradient in some steps: every parameter gets its own formula's bits, as when
+    each is stepped alone through the composition; one kernel call per step for the group."""
+    g = torch.Generator().manual_seed(5)
+    shapes = [(7, 5), (6, 4), (9,), (3, 8), (4,)]
+    init = [torch.randn(s, generator=g) for s in shapes]
+    init[1] = init[1].t().contiguous().t()  # transposed: not C-contiguous
+    init[2] = init[2].double()
+    steps = [[torch.randn(s, generator=g, dtype=t.dtype) for s, t in zip(shapes, init)]
+             for _ in range(3)]
+    steps[1][4] = None  # parameter 4 without a gradient in the second step
+
+    def train():
+        ps = [t.clone().requires_grad_() for t in init]  # clone keeps the strides
+        opt = cls(ps, **kw)
+        for grads in steps:
+            for p, gr in zip(ps, grads):
+                p.grad = None if gr is None else (gr.t().contiguous().t() if gr.ndim == 2
+                                                  else gr.clone())
+            opt.step()
+        return [p.detach() for p in ps]
+
+    calls = []
+    name = "nn_sgd_many" if cls is rt.SGD else "nn_adam_many"
+    real = getattr(_core, name)
+    monkeypatch.setattr(_core, name, lambda *a: calls.append(len(a[-3])) or real(*a))
+    got = train()
+    assert not init[1].is_contiguous() and calls == [3, 2, 3]  # 0, 3 and 4 (not in step 2)
+    monkeypatch.setattr(rt._kernels, "steppable", lambda *t: False)
+    want = train()
+    for a, b in zip(got, want):
+        assert same_bits(a.numpy(), b.numpy())
 
 
 @pytest.mark.parametrize("cls, torch_cls, kw", [

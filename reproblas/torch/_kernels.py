@@ -201,23 +201,45 @@ def _inplace(t):
     return t.detach().numpy()
 
 
+def _flat(t):
+    """Whether t is float32 CPU C-contiguous memory without a conjugate or negative bit."""
+    return (t.dtype is torch.float32 and t.is_cpu and t.layout is torch.strided and
+            t.is_contiguous() and not t.is_neg() and not t.is_conj())
+
+
 def steppable(p, *state):
     """Whether the optimizer kernels update p (and its state tensors) in place: float32 CPU
-    C-contiguous tensors, p's gradient a float32 CPU tensor."""
-    return (usable(p, p.grad, *state) and p.is_contiguous() and not p.is_conj() and
-            not p.is_neg() and all(t is None or t.is_contiguous() for t in state))
+    C-contiguous tensors, p's gradient a float32 CPU strided tensor."""
+    g = p.grad
+    return (_flat(p) and g.dtype is torch.float32 and g.is_cpu and g.layout is torch.strided
+            and all(t is None or _flat(t) for t in state))
 
 
-def sgd(p, buf, lr, wd, mu, damp1, maximize, nesterov, first):
-    """One SGD step on p (and the momentum buffer buf, or None) in place."""
-    _core.nn_sgd(lr, wd, mu, damp1, maximize, nesterov, first, _inplace(p), _array(p.grad),
-                 None if buf is None else _inplace(buf), _cpu.isa(), _cpu.threads())
-    increment_version(p)  # as p.copy_ would: a graph that saved p sees it changed
+def _grad(p, keep):
+    """p's gradient as flat memory (a copy, kept alive in `keep`, where it is not)."""
+    g = p.grad
+    if not _flat(g):
+        g = g.detach().resolve_conj().resolve_neg().contiguous()
+    keep.append(g)
+    return g.data_ptr()
 
 
-def adam(p, m, v, decay, wd, b1, one_b1, b2, one_b2, c2, eps, s, maximize, decoupled):
-    """One Adam / AdamW step on p, m and v in place."""
-    _core.nn_adam(decay, wd, b1, one_b1, b2, one_b2, c2, eps, s, maximize, decoupled,
-                  _inplace(p), _array(p.grad), _inplace(m), _inplace(v), _cpu.isa(),
-                  _cpu.threads())
-    increment_version(p)
+def sgd_many(steps, lr, wd, mu, damp1, maximize, nesterov):
+    """SGD steps in place, one per (p, momentum buffer or None, first step) of `steps` (each
+    tensor steppable)."""
+    keep = []
+    rows = [(p.data_ptr(), _grad(p, keep), 0 if buf is None else buf.data_ptr(), p.numel(),
+             first) for p, buf, first in steps]
+    _core.nn_sgd_many(lr, wd, mu, damp1, maximize, nesterov, rows, _cpu.isa(), _cpu.threads())
+    increment_version([p for p, _, _ in steps])  # as p.copy_ would: a graph that saved p sees it
+
+
+def adam_many(steps, decay, wd, b1, one_b1, b2, one_b2, eps, maximize, decoupled):
+    """Adam / AdamW steps in place, one per (p, m, v, step size s, bias correction c2) of
+    `steps` (each tensor steppable)."""
+    keep = []
+    rows = [(p.data_ptr(), _grad(p, keep), m.data_ptr(), v.data_ptr(), p.numel(), s, c2)
+            for p, m, v, s, c2 in steps]
+    _core.nn_adam_many(decay, wd, b1, one_b1, b2, one_b2, eps, maximize, decoupled, rows,
+                       _cpu.isa(), _cpu.threads())
+    increment_version([p for p, *_ in steps])

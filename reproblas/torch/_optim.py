@@ -67,19 +67,22 @@ class SGD(torch.optim.Optimizer):
         for group in self.param_groups:
             lr, mu, damp = group["lr"], group["momentum"], group["dampening"]
             wd = group["weight_decay"]
-            _params_check(group["params"], "SGD")
+            fast, slow = [], []
             for p in group["params"]:
-                if p.grad is None:
-                    continue
-                buf = self.state[p].get("momentum_buffer") if mu != 0 else None
-                if K.steppable(p, buf):
-                    first = mu != 0 and buf is None
-                    if first:
-                        buf = torch.empty_like(p, memory_format=torch.contiguous_format)
-                        self.state[p]["momentum_buffer"] = buf
-                    K.sgd(p, buf, lr, wd, mu, 1.0 - damp, group["maximize"], group["nesterov"],
-                          first)
-                    continue
+                if p.grad is not None:
+                    buf = self.state[p].get("momentum_buffer") if mu != 0 else None
+                    (fast if K.steppable(p, buf) else slow).append((p, buf))
+            _params_check([p for p, _ in slow], "SGD")  # before any parameter changes
+            steps = []
+            for p, buf in fast:
+                first = mu != 0 and buf is None
+                if first:
+                    buf = torch.empty_like(p, memory_format=torch.contiguous_format)
+                    self.state[p]["momentum_buffer"] = buf
+                steps.append((p, buf, first))
+            if steps:
+                K.sgd_many(steps, lr, wd, mu, 1.0 - damp, group["maximize"], group["nesterov"])
+            for p, _ in slow:
                 g = -p.grad if group["maximize"] else p.grad
                 if wd != 0:
                     g = g + p * wd
@@ -120,12 +123,16 @@ class _AdamBase(torch.optim.Optimizer):
         for group in self.param_groups:
             lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
             wd = group["weight_decay"]
-            _params_check(group["params"], type(self).__name__)
+            fast, slow = [], []
             for p in group["params"]:
-                if p.grad is None:
-                    continue
-                g = -p.grad if group["maximize"] else p.grad
-                state = self.state[p]
+                if p.grad is not None:
+                    state = self.state[p]  # a new state's tensors will be zeros_like(p)
+                    kernel = not group["amsgrad"] and K.steppable(p, state.get("exp_avg"),
+                                                                  state.get("exp_avg_sq"))
+                    (fast if kernel else slow).append((p, state))
+            _params_check([p for p, _ in slow], type(self).__name__)  # before any change
+            steps = []
+            for p, state in fast + slow:
                 if not state:
                     state["step"] = 0
                     state["beta1_power"], state["beta2_power"] = 1.0, 1.0
@@ -138,12 +145,12 @@ class _AdamBase(torch.optim.Optimizer):
                 state["beta2_power"] *= b2
                 step_size = lr / (1.0 - state["beta1_power"])
                 bc2_sqrt = math.sqrt(1.0 - state["beta2_power"])
-                if not group["amsgrad"] and K.steppable(p, state["exp_avg"],
-                                                         state["exp_avg_sq"]):
-                    K.adam(p, state["exp_avg"], state["exp_avg_sq"], 1.0 - lr * wd, wd, b1,
-                           1.0 - b1, b2, 1.0 - b2, bc2_sqrt, eps, step_size, group["maximize"],
-                           self._decoupled)
-                    continue
+                steps.append((p, state["exp_avg"], state["exp_avg_sq"], step_size, bc2_sqrt))
+            if fast:
+                K.adam_many(steps[:len(fast)], 1.0 - lr * wd, wd, b1, 1.0 - b1, b2, 1.0 - b2,
+                            eps, group["maximize"], self._decoupled)
+            for (p, state), (_, _, _, step_size, bc2_sqrt) in zip(slow, steps[len(fast):]):
+                g = -p.grad if group["maximize"] else p.grad
                 if wd != 0:
                     if self._decoupled:
                         p.copy_(p * (1.0 - lr * wd))
