@@ -1188,6 +1188,9 @@ cdef extern from "nn.h":
                   int64_t n) nogil
     int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
                    const float *aux, float *out, int64_t rows, int64_t n) nogil
+    int rb_nn_attention_softmax(int backward, int order, const rb_context *cfg, const float *x,
+                                const float *g, const unsigned char *mask, double c, float *out,
+                                int64_t rows, int64_t n) nogil
     int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
                    const float *b, double eps, float *y, float *stats, int64_t rows,
                    int64_t n) nogil
@@ -1267,6 +1270,26 @@ def nn_rows(int op, int order, cnp.ndarray x not None, cnp.ndarray g, cnp.ndarra
     with nogil:
         rc = rb_nn_rows(op, order, cfg, px, pg, pa, po, rows, n)
     return _nn_rc(rc, "nn_rows")
+
+
+def nn_attention_softmax(bint backward, int order, cnp.ndarray x not None, cnp.ndarray g,
+                         cnp.ndarray mask, double scale, cnp.ndarray out not None, int64_t rows,
+                         int64_t n, int isa, int threads):
+    """Attention's scaled, masked softmax (nn.h) over the C-contiguous float32 (rows, n) x, or
+    its backward (x: the forward's out, g: the incoming gradient); mask: None or C-contiguous
+    bytes, one per element of x (checked by the caller)."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const float *pg = _f32_or_null(g)
+    cdef const unsigned char *pm = NULL
+    if mask is not None:
+        pm = <const unsigned char *>cnp.PyArray_DATA(mask)
+    cdef float *po = <float *>cnp.PyArray_DATA(out)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_attention_softmax(backward, order, cfg, px, pg, pm, scale, po, rows, n)
+    return _nn_rc(rc, "nn_attention_softmax")
 
 
 def nn_norm(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndarray b,

@@ -133,6 +133,31 @@ def test_softmax_family_is_its_composition(path, order, op):
 
 
 @pytest.mark.parametrize("order", ORDERS)
+def test_attention_softmax_is_its_composition(path, order):
+    """Attention's fused softmax (nn.h rb_nn_attention_softmax) against where(mask, s ⊗ c,
+    −inf), softmax, and its backward against where(mask, softmax_b, 0) ⊗ c, on rows of 67
+    (whole vectors and a tail on every path), with special scores, a fully masked row (NaN)
+    and no mask; and the same bits through attention's autograd node."""
+    s = softmax_cases(30)
+    g = torch.randn(s.shape, generator=torch.Generator().manual_seed(31))
+    mask = torch.rand(s.shape, generator=torch.Generator().manual_seed(32)) > 0.3
+    mask[..., 0] = True
+    mask[2, 3] = False  # a row of −inf only
+    c = E._const(0.3, s)
+    for m in (mask, None):
+        t = s * c if m is None else torch.where(m, s * c, -math.inf)
+        want = _nn._softmax_graph(t, -1, order)
+        got = K.attention_softmax(order, s, c, None if m is None else K.mask_bytes(m, s.shape))
+        assert same(got, want)
+        assert (m is None) or got[2, 3].isnan().all()
+        back = K.rows("softmax_b", order, want, 2, g)
+        back = back * c if m is None else torch.where(m, back, 0.0) * c
+        got_b = K.attention_softmax(order, want, c,
+                                    None if m is None else K.mask_bytes(m, s.shape), g)
+        assert same(got_b, back)
+
+
+@pytest.mark.parametrize("order", ORDERS)
 def test_norms_are_their_composition(path, order):
     x = softmax_cases(7)[:, :3, :]
     x[2, 1, :] = 1e-41

@@ -7,6 +7,7 @@ REPROBLAS_ISA / REPROBLAS_NUM_THREADS ask for.
 """
 import math
 
+import numpy as np
 import torch
 from torch.autograd.graph import increment_version
 
@@ -70,6 +71,24 @@ def rows(name, order, x, dim, g=None):
     _core.nn_rows(_ROW[name], _ORDERS[order], a, ga, None, out.numpy().reshape(a.shape),
                   a.shape[0], a.shape[1], _cpu.isa(), _cpu.threads())
     return out.movedim(-1, dim).contiguous() if dim != x.ndim - 1 else out
+
+
+def mask_bytes(mask, shape):
+    """A boolean mask broadcast to `shape` as C-ordered bytes (NumPy uint8, flat)."""
+    return mask.expand(shape).contiguous().numpy().view(np.uint8).reshape(-1)
+
+
+def attention_softmax(order, s, scale, mask, g=None):
+    """softmax over the last axis of s ⊗ scale, −inf where the mask (mask_bytes, or None) is
+    0; with g, its backward (s: the forward's output): where(mask, softmax_b, 0) ⊗ scale."""
+    n = s.shape[-1]
+    a = _array(s).reshape(-1, n)
+    out = torch.empty(s.shape, dtype=torch.float32)
+    _core.nn_attention_softmax(g is not None, _ORDERS[order], a,
+                               None if g is None else _array(g).reshape(-1, n), mask,
+                               float(scale), out.numpy().reshape(a.shape), a.shape[0], n,
+                               _cpu.isa(), _cpu.threads())
+    return out
 
 
 def _reduced_last(t, dims):

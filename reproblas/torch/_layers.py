@@ -400,22 +400,24 @@ class _Attention(torch.autograd.Function):
     def forward(ctx, query, key, value, attn_mask, is_causal, scale, order):
         q, k, v = K.view(query), K.view(key), K.view(value)
         c = E._const(scale, query)
-        s = _product(order, q, k.swapaxes(-1, -2)) * c
+        s = _product(order, q, k.swapaxes(-1, -2))
         mask = attn_mask
         if is_causal:
             mask = torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool).tril()
-        if mask is not None:  # masked_fill_: where's values, in place on the fresh s
-            s = s.masked_fill_(~mask, -math.inf) if mask.dtype == torch.bool else s + mask
-        p = K.rows("softmax", order, s, s.ndim - 1)
+        if mask is None or mask.dtype == torch.bool:  # ⊗ c and where(mask, ·, −inf) fused
+            mask = None if mask is None else K.mask_bytes(mask, s.shape)
+            p = K.attention_softmax(order, s, c, mask)
+        else:
+            p = K.rows("softmax", order, s * c + mask, s.ndim - 1)
+            mask = False  # additive: the backward's ⊗ c alone
         ctx.save_for_backward(query, key, value, p)
-        ctx.args = (attn_mask, is_causal, scale, order, mask if mask is not None and
-                    mask.dtype == torch.bool else None, c)
+        ctx.args = (attn_mask, is_causal, scale, order, mask, c)
         return _product(order, K.view(p), v)
 
     @staticmethod
     def backward(ctx, g):
         query, key, value, p = ctx.saved_tensors
-        attn_mask, is_causal, scale, order, bool_mask, c = ctx.args
+        attn_mask, is_causal, scale, order, mask, c = ctx.args
         need = ctx.needs_input_grad[:3]
         if torch.is_grad_enabled() or not K.usable(g):
             with torch.enable_grad():
@@ -430,10 +432,10 @@ class _Attention(torch.autograd.Function):
             dv = _product(order, pv.swapaxes(-1, -2), gv)
         if need[0] or need[1]:
             dp = _product(order, gv, K.view(value).swapaxes(-1, -2))
-            ds = K.rows("softmax_b", order, p, p.ndim - 1, dp)
-            if bool_mask is not None:
-                ds = ds.masked_fill_(~bool_mask, 0.0)  # where(mask, ds, 0)
-            ds = ds * c
+            if mask is False:
+                ds = K.rows("softmax_b", order, p, p.ndim - 1, dp) * c
+            else:  # where(mask, softmax_b, 0) ⊗ c
+                ds = K.attention_softmax(order, p, c, mask, dp)
             dsv = K.view(ds)
             if need[0]:
                 dq = _product(order, dsv, K.view(key))

@@ -202,6 +202,11 @@ CR_FN v32m v32_nge(v32 a, v32 b) { return _mm256_cmp_ps(a, b, _CMP_NGE_UQ); }
 CR_FN v32m v32_isnan(v32 a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
 CR_FN v32m v32m_or(v32m a, v32m b) { return _mm256_or_ps(a, b); }
 CR_FN unsigned v32m_bits(v32m m) { return (unsigned)_mm256_movemask_ps(m); }
+CR_FN v32m v32m_from_bytes(const unsigned char *p) {
+  const __m256i b = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+  return _mm256_castsi256_ps(_mm256_cmpgt_epi32(b, _mm256_setzero_si256()));
+}
+CR_FN v32 v32_select(v32m m, v32 a, v32 b) { return _mm256_blendv_ps(b, a, m); }
 
 CR_FN v32i v32_as_v32i(v32 a) { return _mm256_castps_si256(a); }
 CR_FN v32 v32i_as_v32(v32i a) { return _mm256_castsi256_ps(a); }

@@ -187,6 +187,11 @@ CR_FN v32m v32_nge(v32 a, v32 b) { return _mm512_cmp_ps_mask(a, b, _CMP_NGE_UQ);
 CR_FN v32m v32_isnan(v32 a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
 CR_FN v32m v32m_or(v32m a, v32m b) { return (v32m)(a | b); }
 CR_FN unsigned v32m_bits(v32m m) { return (unsigned)m; }
+CR_FN v32m v32m_from_bytes(const unsigned char *p) {
+  const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
+  return _mm512_test_epi32_mask(b, b);
+}
+CR_FN v32 v32_select(v32m m, v32 a, v32 b) { return _mm512_mask_blend_ps(m, b, a); }
 
 CR_FN v32i v32_as_v32i(v32 a) { return _mm512_castps_si512(a); }
 CR_FN v32 v32i_as_v32(v32i a) { return _mm512_castsi512_ps(a); }

@@ -131,6 +131,8 @@ CR_FN v32m v32_nge(v32 a, v32 b) { return !(a >= b); }
 CR_FN v32m v32_isnan(v32 a) { return a != a; }
 CR_FN v32m v32m_or(v32m a, v32m b) { return a | b; }
 CR_FN unsigned v32m_bits(v32m m) { return (unsigned)m; }
+CR_FN v32m v32m_from_bytes(const unsigned char *p) { return p[0] != 0; }
+CR_FN v32 v32_select(v32m m, v32 a, v32 b) { return m ? a : b; }
 
 CR_FN v32i v32_as_v32i(v32 a) { v32i r; memcpy(&r, &a, sizeof r); return r; }
 CR_FN v32 v32i_as_v32(v32i a) { v32 r; memcpy(&r, &a, sizeof r); return r; }

@@ -41,6 +41,15 @@ enum rb_nn_row_op { RB_NN_SOFTMAX = 0, RB_NN_LOG_SOFTMAX, RB_NN_SOFTMAX_B, RB_NN
 int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
                const float *aux, float *out, int64_t rows, int64_t n);
 
+/* Attention's softmax over the rows of the scores x (rows, n): t = x ⊗ c where the mask's
+ * byte is not 0 and −inf where it is (mask: one byte per element of x, C-ordered; NULL:
+ * none masked), out = SOFTMAX of t; c is rounded once to float32 (in the library's
+ * environment). Its backward (backward != 0; x: the forward's out, g: the incoming
+ * gradient): out = (SOFTMAX_B where the byte is not 0, +0 where it is) ⊗ c. */
+int rb_nn_attention_softmax(int backward, int order, const rb_context *cfg, const float *x,
+                            const float *g, const unsigned char *mask, double c, float *out,
+                            int64_t rows, int64_t n);
+
 /* Normalisations over the last n elements of each row (docs/contract.md §5.7):
  * layer_norm (rms = 0): mu = Σ x ⊘ n, d = x ⊖ mu, r = rsqrt((Σ (d ⊗ d) ⊘ n) ⊕ eps),
  * y = d ⊗ r, then ⊗ w, ⊕ b where given (NULL: absent; eps rounded once to float32,

@@ -36,6 +36,10 @@ typedef struct {
   /* y = (x ⊗ r), then ⊗ w, ⊕ b where not NULL */
   void (*scale_affine)(const float *x, float r, const float *w, const float *b, float *y,
                        int64_t n);
+  /* y = x ⊗ c where the byte m[i] is not 0, −inf where it is */
+  void (*scale_mask)(const float *x, float c, const unsigned char *m, float *y, int64_t n);
+  /* y = (m[i] ? x : +0) ⊗ c */
+  void (*mask_scale)(const float *x, const unsigned char *m, float c, float *y, int64_t n);
   /* The norms' backward (nn.h), d = x ⊖ mu (x where rms), gy = g ⊗ w (g where w is NULL):
    * p = gy ⊗ d, and gw = g ⊗ (d ⊗ r) where gw is not NULL */
   void (*norm_b1)(const float *x, const float *g, const float *w, float mu, float r, int rms,

@@ -97,7 +97,8 @@ int rb_nn_map(int op, const rb_context *cfg, const float *x, const float *g, flo
  * that of its terms t·1 = t (exact products), which are rb_sum's bits on that row
  * (docs/contract.md §2), and the gemv kernel runs the chains of several rows at once. */
 /* The row ops of rows_job beyond rb_nn_row_op (op >= 0). */
-enum { RB_NN_OP_NORM = -1, RB_NN_OP_NORM_B = -2, RB_NN_OP_BN = -3, RB_NN_OP_BN_B = -4 };
+enum { RB_NN_OP_NORM = -1, RB_NN_OP_NORM_B = -2, RB_NN_OP_BN = -3, RB_NN_OP_BN_B = -4,
+       RB_NN_OP_ATT = -5, RB_NN_OP_ATT_B = -6 };
 
 typedef struct {
   const rb_nn_kernels *k;
@@ -110,6 +111,8 @@ typedef struct {
   float *gw; /* norm backward: the rows of g ⊗ y0, or NULL */
   const float *rw, *rb; /* batch norm: the weight and bias per row (channel), or NULL */
   float *dw, *db;       /* batch norm backward: their gradients, or NULL */
+  float scale;                /* attention softmax: the scores' factor */
+  const unsigned char *mask;  /* attention softmax: one byte per element, or NULL */
   int64_t planes, channels, plane; /* batch norm: x is (planes, channels, plane) */
   const float *ones;
   int64_t rows, n, block;
@@ -134,9 +137,16 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
   int rc = 0;
   switch (j->op) {
     case RB_NN_SOFTMAX:
+    case RB_NN_OP_ATT:
       for (int64_t i = 0; i < c; ++i) {
-        const float m = k->max(x + i * n, n) + 0.0f; /* a −0 maximum becomes +0 */
-        k->sub_s(x + i * n, m, out + i * n, n);
+        const float *xi = x + i * n;
+        if (j->op == RB_NN_OP_ATT) { /* t = x ⊗ c, −inf where masked, into out */
+          if (j->mask) k->scale_mask(xi, j->scale, j->mask + o + i * n, out + i * n, n);
+          else k->scale_affine(xi, j->scale, NULL, NULL, out + i * n, n);
+          xi = out + i * n;
+        }
+        const float m = k->max(xi, n) + 0.0f; /* a −0 maximum becomes +0 */
+        k->sub_s(xi, m, out + i * n, n);
       }
       j->cr.f[CR_FN_ID_exp](out, out, (size_t)(c * n));
       rc = block_sums(j, out, c, s);
@@ -153,9 +163,16 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
       for (int64_t i = 0; i < c; ++i) k->sub_s(out + i * n, t[i], out + i * n, n);
       return rc;
     case RB_NN_SOFTMAX_B: /* x: the forward's y */
+    case RB_NN_OP_ATT_B:
       k->mul(g, x, buf, c * n);
       rc = block_sums(j, buf, c, s);
-      for (int64_t i = 0; i < c; ++i) k->softmax_b(x + i * n, g + i * n, s[i], out + i * n, n);
+      for (int64_t i = 0; i < c; ++i) {
+        float *oi = out + i * n;
+        k->softmax_b(x + i * n, g + i * n, s[i], oi, n);
+        if (j->op != RB_NN_OP_ATT_B) continue; /* then +0 where masked, ⊗ c */
+        if (j->mask) k->mask_scale(oi, j->mask + o + i * n, j->scale, oi, n);
+        else k->scale_affine(oi, j->scale, NULL, NULL, oi, n);
+      }
       return rc;
     case RB_NN_LOG_SOFTMAX_B:
       rc = block_sums(j, g, c, s);
@@ -400,6 +417,16 @@ int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const f
   if (op == RB_NN_LOGSUMEXP_B && aux == NULL) return -1;
   return rows_start((rows_job){.op = op, .order = order, .x = x, .g = g, .aux = aux, .out = out,
                                .rows = rows, .n = n},
+                    cfg, rows * n);
+}
+
+int rb_nn_attention_softmax(int backward, int order, const rb_context *cfg, const float *x,
+                            const float *g, const unsigned char *mask, double c, float *out,
+                            int64_t rows, int64_t n) {
+  if (x == NULL || out == NULL || (backward && g == NULL)) return -1;
+  return rows_start((rows_job){.op = backward ? RB_NN_OP_ATT_B : RB_NN_OP_ATT, .order = order,
+                               .x = x, .g = g, .mask = mask, .scale = cr_round_f32(c),
+                               .out = out, .rows = rows, .n = n},
                     cfg, rows * n);
 }
 
