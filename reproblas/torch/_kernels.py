@@ -20,16 +20,28 @@ _ORDERS = {"sequential": 0, "pairwise": 1, "kahan": 2, "exact": 3}
 
 def usable(*tensors):
     """Whether the kernels take these tensors: float32 CPU strided tensors (None: absent)."""
-    return all(t is None or (t.dtype == torch.float32 and t.device.type == "cpu" and
-                             t.layout == torch.strided) for t in tensors)
+    for t in tensors:
+        if t is not None and (not isinstance(t, torch.Tensor) or t.dtype is not torch.float32
+                              or not t.is_cpu or t.layout is not torch.strided):
+            return False
+    return True
 
 
 def _array(t):
     """t's values as a C-ordered float32 NumPy array (t's memory when it is contiguous)."""
-    t = t.detach()
-    if t.is_conj() or t.is_neg():
-        t = t.resolve_conj().resolve_neg()
-    return t.contiguous().numpy()
+    if t.requires_grad:
+        t = t.detach()
+    try:
+        return t.contiguous().numpy()
+    except RuntimeError:  # a conjugate or negative view (numpy() refuses their bits)
+        return t.resolve_conj().resolve_neg().contiguous().numpy()
+
+
+def _out(shape):
+    """A new float32 tensor of `shape` and its memory as a NumPy array (cheaper than
+    torch.empty and .numpy())."""
+    a = np.empty(shape, np.float32)
+    return torch.from_numpy(a), a
 
 
 def view(t):
@@ -43,15 +55,15 @@ def view(t):
 
 def map_forward(name, x):
     """op(x) elementwise: exp log sin cos tanh erf rsqrt sigmoid silu gelu gelu_tanh."""
-    out = torch.empty(x.shape, dtype=torch.float32)
-    _core.nn_map(_MAP[name], _array(x), None, out.numpy(), _cpu.isa(), _cpu.threads())
+    out, o = _out(x.shape)
+    _core.nn_map(_MAP[name], _array(x), None, o, _cpu.isa(), _cpu.threads())
     return out
 
 
 def map_backward(name, x, g):
     """The gradient of op at x (y for exp, tanh, rsqrt) for the incoming g."""
-    out = torch.empty(x.shape, dtype=torch.float32)
-    _core.nn_map(len(_MAP) + _MAP[name], _array(x), _array(g.expand(x.shape)), out.numpy(),
+    out, o = _out(x.shape)
+    _core.nn_map(len(_MAP) + _MAP[name], _array(x), _array(g.expand(x.shape)), o,
                  _cpu.isa(), _cpu.threads())
     return out
 
@@ -67,8 +79,8 @@ def rows(name, order, x, dim, g=None):
     """A row op over `dim` (softmax, log_softmax, and their backward with g)."""
     a, shape = _last(x, dim)
     ga = None if g is None else _last(g, dim)[0]
-    out = torch.empty(shape, dtype=torch.float32)
-    _core.nn_rows(_ROW[name], _ORDERS[order], a, ga, None, out.numpy().reshape(a.shape),
+    out, o = _out(shape)
+    _core.nn_rows(_ROW[name], _ORDERS[order], a, ga, None, o.reshape(a.shape),
                   a.shape[0], a.shape[1], _cpu.isa(), _cpu.threads())
     return out.movedim(-1, dim).contiguous() if dim != x.ndim - 1 else out
 
@@ -83,10 +95,10 @@ def attention_softmax(order, s, scale, mask, g=None):
     0; with g, its backward (s: the forward's output): where(mask, softmax_b, 0) ⊗ scale."""
     n = s.shape[-1]
     a = _array(s).reshape(-1, n)
-    out = torch.empty(s.shape, dtype=torch.float32)
+    out, o = _out(s.shape)
     _core.nn_attention_softmax(g is not None, _ORDERS[order], a,
                                None if g is None else _array(g).reshape(-1, n), mask,
-                               float(scale), out.numpy().reshape(a.shape), a.shape[0], n,
+                               float(scale), o.reshape(a.shape), a.shape[0], n,
                                _cpu.isa(), _cpu.threads())
     return out
 
@@ -104,9 +116,8 @@ def _reduced_last(t, dims):
 def logsumexp(order, x, dims):
     """log(Σ exp(x ⊖ m)) ⊕ m over `dims`, keepdim shape."""
     a = _reduced_last(x, dims)
-    out = torch.empty([1 if i in dims else s for i, s in enumerate(x.shape)],
-                      dtype=torch.float32)
-    _core.nn_rows(_ROW["logsumexp"], _ORDERS[order], a, None, None, out.numpy().reshape(-1),
+    out, o = _out([1 if i in dims else s for i, s in enumerate(x.shape)])
+    _core.nn_rows(_ROW["logsumexp"], _ORDERS[order], a, None, None, o.reshape(-1),
                   a.shape[0], a.shape[1], _cpu.isa(), _cpu.threads())
     return out
 
@@ -115,9 +126,9 @@ def logsumexp_backward(order, x, dims, r, g):
     """g ⊗ exp(x ⊖ r), r and g of the keepdim shape."""
     kept = [i for i in range(x.ndim) if i not in dims]
     a = _reduced_last(x, dims)
-    out = torch.empty([x.shape[i] for i in kept + list(dims)], dtype=torch.float32)
+    out, o = _out([x.shape[i] for i in kept + list(dims)])
     _core.nn_rows(_ROW["logsumexp_b"], _ORDERS[order], a, _array(g).reshape(-1),
-                  _array(r).reshape(-1), out.numpy().reshape(a.shape), a.shape[0], a.shape[1],
+                  _array(r).reshape(-1), o.reshape(a.shape), a.shape[0], a.shape[1],
                   _cpu.isa(), _cpu.threads())
     inverse = [0] * x.ndim
     for pos, axis in enumerate(kept + list(dims)):
@@ -135,24 +146,24 @@ def norm(rms, order, x, k, weight, bias, eps):
     """layer_norm / rms_norm over the last k axes: (y, stats (rows, 3): mu, r and the sum of
     squares per row)."""
     a2, n = _rows_over_last(x, k)
-    y = torch.empty(x.shape, dtype=torch.float32)
-    stats = torch.empty((a2.shape[0], 3), dtype=torch.float32)
+    y, ya = _out(x.shape)
+    stats, sa = _out((a2.shape[0], 3))
     w = None if weight is None else _array(weight).reshape(-1)
     b = None if bias is None else _array(bias).reshape(-1)
-    _core.nn_norm(rms, _ORDERS[order], a2, w, b, float(eps), y.numpy().reshape(a2.shape),
-                  stats.numpy(), a2.shape[0], n, _cpu.isa(), _cpu.threads())
+    _core.nn_norm(rms, _ORDERS[order], a2, w, b, float(eps), ya.reshape(a2.shape), sa,
+                  a2.shape[0], n, _cpu.isa(), _cpu.threads())
     return y, stats
 
 
 def norm_backward(rms, order, x, k, weight, g, stats, want_weight):
     """The first-order backward of norm(): (dx, rows of g ⊗ y0 shaped like x, or None)."""
     a2, n = _rows_over_last(x, k)
-    dx = torch.empty(x.shape, dtype=torch.float32)
-    gw = torch.empty(x.shape, dtype=torch.float32) if want_weight else None
+    dx, dxa = _out(x.shape)
+    gw, gwa = _out(x.shape) if want_weight else (None, None)
     w = None if weight is None else _array(weight).reshape(-1)
     _core.nn_norm_backward(rms, _ORDERS[order], a2, w, _array(g.expand(x.shape)).reshape(-1, n),
-                           _array(stats), dx.numpy().reshape(a2.shape),
-                           None if gw is None else gw.numpy().reshape(a2.shape), a2.shape[0], n,
+                           _array(stats), dxa.reshape(a2.shape),
+                           None if gwa is None else gwa.reshape(a2.shape), a2.shape[0], n,
                            _cpu.isa(), _cpu.threads())
     return dx, gw
 
@@ -167,12 +178,12 @@ def batch_norm(order, x, weight, bias, eps):
     """Training batch norm of x (N, C, ...) with its affine step: (y, stats (C, 3): mu, r and
     the sum of squares per channel)."""
     a, planes, channels, plane = _channels(x)
-    y = torch.empty(x.shape, dtype=torch.float32)
-    stats = torch.empty((channels, 3), dtype=torch.float32)
+    y, ya = _out(x.shape)
+    stats, sa = _out((channels, 3))
     w = None if weight is None else _array(weight)
     b = None if bias is None else _array(bias)
-    _core.nn_batch_norm(_ORDERS[order], a, w, b, float(eps), y.numpy(), stats.numpy(), planes,
-                        channels, plane, _cpu.isa(), _cpu.threads())
+    _core.nn_batch_norm(_ORDERS[order], a, w, b, float(eps), ya, sa, planes, channels, plane,
+                        _cpu.isa(), _cpu.threads())
     return y, stats
 
 
@@ -193,10 +204,10 @@ def batch_norm_running(mu, s, running_mean, running_var, momentum, n):
 def batch_norm_eval(x, running_mean, running_var, weight, bias, eps):
     """Batch norm in evaluation of x (N, C, ...) with the running statistics (no graph)."""
     a, planes, channels, plane = _channels(x)
-    y = torch.empty(x.shape, dtype=torch.float32)
+    y, ya = _out(x.shape)
     _core.nn_batch_norm_eval(a, _array(running_mean), _array(running_var),
                              None if weight is None else _array(weight),
-                             None if bias is None else _array(bias), float(eps), y.numpy(),
+                             None if bias is None else _array(bias), float(eps), ya,
                              planes, channels, plane, _cpu.isa(), _cpu.threads())
     return y
 
@@ -204,14 +215,12 @@ def batch_norm_eval(x, running_mean, running_var, weight, bias, eps):
 def batch_norm_backward(order, x, weight, g, stats, want_weight, want_bias):
     """The first-order backward of batch_norm(): (dx, dweight or None, dbias or None)."""
     a, planes, channels, plane = _channels(x)
-    dx = torch.empty(x.shape, dtype=torch.float32)
-    dw = torch.empty(channels, dtype=torch.float32) if want_weight else None
-    db = torch.empty(channels, dtype=torch.float32) if want_bias else None
+    dx, dxa = _out(x.shape)
+    dw, dwa = _out(channels) if want_weight else (None, None)
+    db, dba = _out(channels) if want_bias else (None, None)
     _core.nn_batch_norm_backward(_ORDERS[order], a, None if weight is None else _array(weight),
-                                 _array(g.expand(x.shape)), _array(stats), dx.numpy(),
-                                 None if dw is None else dw.numpy(),
-                                 None if db is None else db.numpy(), planes, channels, plane,
-                                 _cpu.isa(), _cpu.threads())
+                                 _array(g.expand(x.shape)), _array(stats), dxa, dwa, dba,
+                                 planes, channels, plane, _cpu.isa(), _cpu.threads())
     return dx, dw, db
 
 

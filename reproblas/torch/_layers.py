@@ -91,21 +91,24 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """``torch.nn.functional.batch_norm`` as the graph of docs/contract.md §5.7: two-pass
     statistics over every axis but the channel axis 1, crlibm rsqrt; in training the running
     statistics (when given) are updated in place."""
-    array(input, "input", "batch_norm", E.dtypes())
+    params = (("running_mean", running_mean), ("running_var", running_var),
+              ("weight", weight), ("bias", bias))
+    if not K.usable(input, running_mean, running_var, weight, bias):  # else all float32 CPU
+        array(input, "input", "batch_norm", E.dtypes())
+        for name, t in params:
+            if t is not None:
+                array(t, name, "batch_norm", E.dtypes())
+        _nn._same_dtype("batch_norm", input=input, running_mean=running_mean,
+                        running_var=running_var, weight=weight, bias=bias)
     _validate.order(order, "torch.batch_norm")
     if input.ndim < 2:
         raise ValueError(f"reproblas.torch.batch_norm: input must be (N, C, ...), got shape "
                          f"{tuple(input.shape)}")
     c = input.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
-        if t is not None:
-            array(t, name, "batch_norm", E.dtypes())
-            if tuple(t.shape) != (c,):
-                raise ValueError(f"reproblas.torch.batch_norm: {name} has shape "
-                                 f"{tuple(t.shape)}, expected ({c},)")
-    _nn._same_dtype("batch_norm", input=input, running_mean=running_mean,
-                    running_var=running_var, weight=weight, bias=bias)
+    for name, t in params:
+        if t is not None and t.shape != (c,):
+            raise ValueError(f"reproblas.torch.batch_norm: {name} has shape "
+                             f"{tuple(t.shape)}, expected ({c},)")
     view = [1] * input.ndim
     view[1] = c
 

@@ -36,6 +36,9 @@ typedef struct {
   /* y = (x ⊗ r), then ⊗ w, ⊕ b where not NULL */
   void (*scale_affine)(const float *x, float r, const float *w, const float *b, float *y,
                        int64_t n);
+  /* y = ((x ⊖ mu) ⊗ r), then ⊗ *w, ⊕ *b where not NULL (one channel's scalars) */
+  void (*channel_affine)(const float *x, float mu, float r, const float *w, const float *b,
+                         float *y, int64_t n);
   /* y = x ⊗ c where the byte m[i] is not 0, −inf where it is */
   void (*scale_mask)(const float *x, float c, const unsigned char *m, float *y, int64_t n);
   /* y = (m[i] ? x : +0) ⊗ c */

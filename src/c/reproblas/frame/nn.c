@@ -497,10 +497,8 @@ static void bn_eval_part(void *ctx, int part, int parts) {
     const int64_t c = q % j->channels;
     const float *x = j->x + q * j->plane;
     float *y = j->y + q * j->plane;
-    j->k->sub_s(x, j->rm[c], y, j->plane);
-    j->k->scale_affine(y, j->r[c], NULL, NULL, y, j->plane);
-    if (j->w) j->k->scale_affine(y, j->w[c], NULL, NULL, y, j->plane);
-    if (j->b) j->k->add_s(y, j->b[c], y, j->plane);
+    j->k->channel_affine(x, j->rm[c], j->r[c], j->w ? j->w + c : NULL, j->b ? j->b + c : NULL,
+                         y, j->plane);
   }
 }
 
