@@ -193,6 +193,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if any(p * 2 > k for p, k in zip(padding, kernel)):
         raise ValueError(f"reproblas.torch.avg_pool2d: padding {padding} must be at most half "
                          f"the kernel {kernel}")
+    return _avg_pool(input, kernel, stride, padding, count_include_pad, divisor_override, order)
+
+
+def _avg_pool(input, kernel, stride, padding, count_include_pad, divisor_override, order):
+    """avg_pool2d on checked arguments (pairs of ints)."""
     total = _window_sums(input, kernel, stride, padding, order)
     if divisor_override is not None:
         return total / float(divisor_override)
@@ -217,8 +222,9 @@ def adaptive_avg_pool2d(input, output_size, *, order="sequential"):
     if any(o <= 0 or s % o for o, s in zip(out, (h, w))):
         raise NotImplementedError(f"reproblas.torch.adaptive_avg_pool2d: output size {out} must "
                                   f"divide the input size {(h, w)}")
+    _validate.order(order, "torch.adaptive_avg_pool2d")
     kernel = (h // out[0], w // out[1])
-    return avg_pool2d(input, kernel, kernel, 0, order=order)
+    return _avg_pool(input, kernel, kernel, (0, 0), True, None, order)
 
 
 class _MaxPool(torch.autograd.Function):
@@ -262,8 +268,12 @@ class _Embedding(torch.autograd.Function):
     def forward(ctx, weight, idx, padding_idx):
         ctx.save_for_backward(idx)
         ctx.rows, ctx.padding_idx = weight.shape[0], padding_idx
-        return weight.detach().index_select(0, idx.reshape(-1)).reshape(
-            tuple(idx.shape) + (weight.shape[1],))
+        try:  # index_select checks every index (cheaper than a min/max pass first)
+            rows = weight.detach().index_select(0, idx.reshape(-1))
+        except (IndexError, RuntimeError) as exc:
+            raise IndexError(f"reproblas.torch.embedding: indices must be in "
+                             f"[0, {weight.shape[0]})") from exc
+        return rows.reshape(tuple(idx.shape) + (weight.shape[1],))
 
     @staticmethod
     def backward(ctx, g):
@@ -290,9 +300,6 @@ def embedding(input, weight, padding_idx=None):
         raise ValueError(f"reproblas.torch.embedding: weight must be 2-D, got shape "
                          f"{tuple(weight.shape)}")
     rows = weight.shape[0]
-    bounds = torch.aminmax(input) if input.numel() else None
-    if bounds is not None and (int(bounds.min) < 0 or int(bounds.max) >= rows):
-        raise IndexError(f"reproblas.torch.embedding: indices must be in [0, {rows})")
     if padding_idx is not None:
         if not -rows <= padding_idx < rows:
             raise ValueError(f"reproblas.torch.embedding: padding_idx {padding_idx} is out of "
@@ -567,9 +574,10 @@ def rotary_cos_sin(positions, dim, base=10000.0):
 def apply_rotary(x, cos, sin):
     """``(x ⊗ cos) ⊕ (rotate_half(x) ⊗ sin)`` with ``rotate_half(x) = cat(−x₂, x₁)`` over
     the last axis (cos and sin broadcast as PyTorch would, through expand)."""
-    array(x, "input", "apply_rotary", E.dtypes())
-    for name, t in (("cos", cos), ("sin", sin)):
-        array(t, name, "apply_rotary", E.dtypes())
+    if not K.usable(x, cos, sin):  # else all float32 CPU tensors
+        array(x, "input", "apply_rotary", E.dtypes())
+        for name, t in (("cos", cos), ("sin", sin)):
+            array(t, name, "apply_rotary", E.dtypes())
     if x.shape[-1] % 2:
         raise ValueError(f"reproblas.torch.apply_rotary: the last axis must be even, got "
                          f"{x.shape[-1]}")

@@ -303,19 +303,24 @@ def logsumexp(input, dim, keepdim=False, *, order="sequential"):
 # ---- normalisations ----
 
 def _norm_dims(input, normalized_shape, routine, **params):
+    """The normalised axes and their element count, after checking input and params (the
+    kinds one by one only where the kernels do not take them all)."""
+    if not K.usable(input, *params.values()):
+        _check(input, "input", routine, E.dtypes())
+        for name, p in params.items():
+            if p is not None:
+                _check(p, name, routine, E.dtypes())
+        _same_dtype(routine, input=input, **params)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
         tuple(normalized_shape)
     k = len(shape)
-    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+    if k == 0 or input.ndim < k or input.shape[input.ndim - k:] != shape:
         raise ValueError(f"reproblas.torch.{routine}: normalized_shape {shape} must be the "
                          f"last axes of the input, whose shape is {tuple(input.shape)}")
     for name, p in params.items():
-        if p is not None:
-            _check(p, name, routine, E.dtypes())
-            if tuple(p.shape) != shape:
-                raise ValueError(f"reproblas.torch.{routine}: {name} has shape "
-                                 f"{tuple(p.shape)}, expected {shape}")
-    _same_dtype(routine, input=input, **params)
+        if p is not None and p.shape != shape:
+            raise ValueError(f"reproblas.torch.{routine}: {name} has shape "
+                             f"{tuple(p.shape)}, expected {shape}")
     return tuple(range(input.ndim - k, input.ndim)), float(math.prod(shape))
 
 
@@ -390,7 +395,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, *,
                order="sequential"):
     """``(x ⊖ μ) ⊗ rsqrt(v ⊕ eps)`` (two-pass mean and biased variance over the last axes),
     then ``⊗ weight``, ``⊕ bias`` (docs/contract.md §5.7)."""
-    _check(input, "input", "layer_norm", E.dtypes())
     order = _order(order, "layer_norm")
     dims, n = _norm_dims(input, normalized_shape, "layer_norm", weight=weight, bias=bias)
     return _norm(False, input, dims, n, weight, bias, eps, order)
@@ -398,7 +402,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, *,
 
 def rms_norm(input, normalized_shape, weight=None, eps=None, *, order="sequential"):
     """``x ⊗ rsqrt(Σ x² ⊘ n ⊕ eps)`` over the last axes, then ``⊗ weight``."""
-    _check(input, "input", "rms_norm", E.dtypes())
     order = _order(order, "rms_norm")
     dims, n = _norm_dims(input, normalized_shape, "rms_norm", weight=weight)
     if eps is None:
