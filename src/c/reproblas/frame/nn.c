@@ -242,9 +242,12 @@ static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, floa
 }
 
 /* The norms' backward (nn.h) of c contiguous rows: x, g, their stats at srow, into dx (scratch
- * buf); d and gy are recomputed where needed (the same bits). gw: rows of g ⊗ y0, or NULL. */
+ * buf); d and gy are recomputed where needed (the same bits). gw: rows of g ⊗ y0, or NULL.
+ * bn_ch0 >= 0: the rows are batch norm's channels from bn_ch0, and the last step writes
+ * them to j->out in NCHW, run by run (dx then only holds gd). */
 static int norm_rows_b(const rows_job *j, const float *x, const float *g, const float *srow,
-                       float *dx, float *gw, int64_t c, float *buf, float *s, float *t) {
+                       float *dx, float *gw, int64_t c, float *buf, float *s, float *t,
+                       int64_t bn_ch0) {
   const rb_nn_kernels *k = j->k;
   const int64_t n = j->n;
   const float nf = (float)n;
@@ -263,8 +266,16 @@ static int norm_rows_b(const rows_job *j, const float *x, const float *g, const 
   }
   if (j->rms) return rc;
   rc |= block_sums(j, buf, c, t); /* Σ (−gd) */
-  for (int64_t i = 0; i < c; ++i) /* dx ⊕ gm, written dx ⊖ (−gm): the same operation */
-    k->sub_s(dx + i * n, -(t[i] / nf), dx + i * n, n);
+  for (int64_t i = 0; i < c; ++i) { /* dx ⊕ gm, written dx ⊖ (−gm): the same operation */
+    const float ngm = -(t[i] / nf);
+    if (bn_ch0 < 0) {
+      k->sub_s(dx + i * n, ngm, dx + i * n, n);
+      continue;
+    }
+    for (int64_t p = 0; p < j->planes; ++p)
+      k->sub_s(dx + i * n + p * j->plane, ngm,
+               j->out + (p * j->channels + bn_ch0 + i) * j->plane, j->plane);
+  }
   return rc;
 }
 
@@ -272,12 +283,12 @@ static int norm_block_b(const rows_job *j, int64_t r0, int64_t c, float *buf, fl
                         float *t) {
   const int64_t o = r0 * j->n;
   return norm_rows_b(j, j->x + o, j->g + o, j->stats + 3 * r0, j->out + o, j->gw ? j->gw + o : NULL,
-                     c, buf, s, t);
+                     c, buf, s, t, -1);
 }
 
 /* ---- batch norm: the rows are the channels of (planes, C, plane) ----
- * Channel ch's row is x[p, ch, q] in C order of (p, q), gathered into a contiguous block
- * (and results scattered back), so every sum has the bits of rb_sum on that row. */
+ * Channel ch's row is x[p, ch, q] in C order of (p, q), gathered into a contiguous block,
+ * so every sum has the bits of rb_sum on that row; results go back run by run. */
 static void bn_gather(const rows_job *j, const float *src, int64_t ch0, int64_t c, float *dst) {
   for (int64_t i = 0; i < c; ++i)
     for (int64_t p = 0; p < j->planes; ++p)
@@ -285,25 +296,37 @@ static void bn_gather(const rows_job *j, const float *src, int64_t ch0, int64_t 
              (size_t)j->plane * sizeof(float));
 }
 
-static void bn_scatter(const rows_job *j, const float *src, int64_t ch0, int64_t c, float *dst) {
-  for (int64_t i = 0; i < c; ++i)
-    for (int64_t p = 0; p < j->planes; ++p)
-      memcpy(dst + (p * j->channels + ch0 + i) * j->plane, src + i * j->n + p * j->plane,
-             (size_t)j->plane * sizeof(float));
-}
-
-/* Forward: layer_norm of each channel's row (w, b absent), then y ⊗ w[c], y ⊕ b[c]. */
+/* Forward: layer_norm of each channel's row (w, b absent), then y ⊗ w[c], y ⊕ b[c]. The
+ * gathered row feeds the sums (d in place, then d ⊗ d); the output, ((x ⊖ mu) ⊗ r) ⊗ w ⊕ b,
+ * is written from x to y run by run in NCHW (the same operations as through d, without a
+ * block for y and its scatter). */
 static int bn_block(const rows_job *j, int64_t ch0, int64_t c, float *buf, float *s, float *t) {
   const rb_nn_kernels *k = j->k;
   const int64_t n = j->n;
-  float *xb = buf + c * n, *yb = xb + c * n;
+  const float nf = (float)n;
+  float *xb = buf + c * n, *srow = j->stats + 3 * ch0;
   bn_gather(j, j->x, ch0, c, xb);
-  const int rc = norm_rows(j, xb, yb, j->stats + 3 * ch0, c, buf, s, t);
+  int rc = block_sums(j, xb, c, s);
   for (int64_t i = 0; i < c; ++i) {
-    if (j->rw) k->scale_affine(yb + i * n, j->rw[ch0 + i], NULL, NULL, yb + i * n, n);
-    if (j->rb) k->add_s(yb + i * n, j->rb[ch0 + i], yb + i * n, n);
+    s[i] = s[i] / nf; /* mu */
+    k->sub_s(xb + i * n, s[i], xb + i * n, n);
   }
-  bn_scatter(j, yb, ch0, c, j->out);
+  k->mul(xb, xb, buf, c * n);
+  rc |= block_sums(j, buf, c, t);
+  for (int64_t i = 0; i < c; ++i) {
+    srow[3 * i + 2] = t[i];
+    t[i] = t[i] / nf + j->eps;
+  }
+  j->cr.f[CR_FN_ID_rsqrt](t, t, (size_t)c);
+  for (int64_t i = 0; i < c; ++i) {
+    srow[3 * i] = s[i];
+    srow[3 * i + 1] = t[i];
+    const float *w = j->rw ? j->rw + ch0 + i : NULL, *b = j->rb ? j->rb + ch0 + i : NULL;
+    for (int64_t p = 0; p < j->planes; ++p) {
+      const int64_t o = (p * j->channels + ch0 + i) * j->plane;
+      k->channel_affine(j->x + o, s[i], t[i], w, b, j->out + o, j->plane);
+    }
+  }
   return rc;
 }
 
@@ -328,8 +351,7 @@ static int bn_block_b(const rows_job *j, int64_t ch0, int64_t c, float *buf, flo
   if (j->rw)
     for (int64_t i = 0; i < c; ++i)
       k->scale_affine(gb + i * n, j->rw[ch0 + i], NULL, NULL, gb + i * n, n);
-  rc |= norm_rows_b(j, xb, gb, srow, db, NULL, c, buf, s, t);
-  bn_scatter(j, db, ch0, c, j->out);
+  rc |= norm_rows_b(j, xb, gb, srow, db, NULL, c, buf, s, t, ch0);
   return rc;
 }
 
@@ -337,7 +359,7 @@ static void rows_part(void *ctx, int part, int parts) {
   rows_job *j = ctx;
   const rb_share sh = rb_part_share(j->rows, 1, part, parts);
   if (sh.lo >= sh.hi) return;
-  const int64_t blocks = j->op == RB_NN_OP_BN_B ? 4 : j->op == RB_NN_OP_BN ? 3 : 1;
+  const int64_t blocks = j->op == RB_NN_OP_BN_B ? 4 : j->op == RB_NN_OP_BN ? 2 : 1;
   float *buf = malloc((size_t)(blocks * j->block * j->n + 2 * j->block) * sizeof(float));
   if (buf == NULL) {
     j->status[part] = -2;
