@@ -1188,6 +1188,13 @@ cdef extern from "nn.h":
                   int64_t n) nogil
     int rb_nn_rows(int op, int order, const rb_context *cfg, const float *x, const float *g,
                    const float *aux, float *out, int64_t rows, int64_t n) nogil
+    int rb_nn_cross_entropy(int order, const rb_context *cfg, const float *x, const int64_t *t,
+                            int64_t ignore, int reduction, float *lp, float *loss, float *total,
+                            int64_t rows, int64_t n, int64_t *bad) nogil
+    int rb_nn_cross_entropy_backward(int order, const rb_context *cfg, const float *lp,
+                                     const int64_t *t, int64_t ignore, const float *g,
+                                     int64_t gs, double div, float *dx, int64_t rows,
+                                     int64_t n) nogil
     int rb_nn_attention_softmax(int backward, int order, const rb_context *cfg, const float *x,
                                 const float *g, const unsigned char *mask, double c, float *out,
                                 int64_t rows, int64_t n) nogil
@@ -1290,6 +1297,52 @@ def nn_attention_softmax(bint backward, int order, cnp.ndarray x not None, cnp.n
     with nogil:
         rc = rb_nn_attention_softmax(backward, order, cfg, px, pg, pm, scale, po, rows, n)
     return _nn_rc(rc, "nn_attention_softmax")
+
+
+def nn_cross_entropy(int order, cnp.ndarray x not None, cnp.ndarray t not None, int64_t ignore,
+                     int reduction, cnp.ndarray lp not None, cnp.ndarray loss not None,
+                     cnp.ndarray total, int isa, int threads):
+    """Cross entropy (nn.h) of the C-contiguous float32 (rows, n) x against the C-contiguous
+    int64 indices t: lp, loss per row, and for reduction 1 (sum) / 2 (mean) the 0-d float32
+    total. Returns None, or the first index outside [0, n) that is not ignore (nothing is
+    written then)."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef const float *px = <const float *>cnp.PyArray_DATA(x)
+    cdef const int64_t *pt = <const int64_t *>cnp.PyArray_DATA(t)
+    cdef float *plp = <float *>cnp.PyArray_DATA(lp)
+    cdef float *pl = <float *>cnp.PyArray_DATA(loss)
+    cdef float *ptot = NULL
+    if total is not None:
+        ptot = <float *>cnp.PyArray_DATA(total)
+    cdef int64_t rows = cnp.PyArray_DIM(x, 0), n = cnp.PyArray_DIM(x, 1), bad = 0
+    cdef int rc
+    with nogil:
+        rc = rb_nn_cross_entropy(order, cfg, px, pt, ignore, reduction, plp, pl, ptot, rows, n,
+                                 &bad)
+    if rc == -4:
+        return bad
+    _nn_rc(rc, "nn_cross_entropy")
+    return None
+
+
+def nn_cross_entropy_backward(int order, cnp.ndarray lp not None, cnp.ndarray t not None,
+                              int64_t ignore, cnp.ndarray g not None, double div,
+                              cnp.ndarray dx not None, int isa, int threads):
+    """The backward of nn_cross_entropy (nn.h) into the C-contiguous float32 dx, for g: one
+    float32 loss gradient per row, or one for all (size 1); div: the mean's count, or 0."""
+    cdef rb_context buf
+    cdef const rb_context *cfg = _context(isa, threads, &buf)
+    cdef int64_t rows = cnp.PyArray_DIM(lp, 0), n = cnp.PyArray_DIM(lp, 1)
+    cdef int64_t gs = 0 if cnp.PyArray_SIZE(g) == 1 else 1
+    cdef const float *plp = <const float *>cnp.PyArray_DATA(lp)
+    cdef const int64_t *pt = <const int64_t *>cnp.PyArray_DATA(t)
+    cdef const float *pg = <const float *>cnp.PyArray_DATA(g)
+    cdef float *pdx = <float *>cnp.PyArray_DATA(dx)
+    cdef int rc
+    with nogil:
+        rc = rb_nn_cross_entropy_backward(order, cfg, plp, pt, ignore, pg, gs, div, pdx, rows, n)
+    return _nn_rc(rc, "nn_cross_entropy_backward")
 
 
 def nn_norm(bint rms, int order, cnp.ndarray x not None, cnp.ndarray w, cnp.ndarray b,

@@ -158,6 +158,36 @@ def test_attention_softmax_is_its_composition(path, order):
 
 
 @pytest.mark.parametrize("order", ORDERS)
+def test_cross_entropy_kernel_is_its_composition(path, order):
+    """Class-index cross entropy as one C kernel (nn.h rb_nn_cross_entropy): the loss and
+    the first-order gradient of the composed graph (log_softmax, gather, where, the ordered
+    sum, ⊘ the count), for each reduction, with ignored rows, special logits, a per-row
+    gradient for 'none', every row ignored (the mean's 0/0), and an index out of range."""
+    x = softmax_cases(40).reshape(-1, 67)[:23]
+    t = torch.randint(0, 67, (23,), generator=torch.Generator().manual_seed(41))
+    t[[3, 8]] = -100
+    for target in (t, torch.full((23,), -100)):
+        for reduction, g in [("none", torch.randn(23)), ("none", torch.randn(23))] + [
+                (r, v) for r in ("sum", "mean") for v in torch.randn(
+                    12, generator=torch.Generator().manual_seed(42))]:
+            results = []
+            for fn in (lambda a: rt.cross_entropy(a, target, reduction=reduction, order=order),
+                       lambda a: _nn._nll(rt.log_softmax(a, 1, order=order), target, None, -100,
+                                          reduction, order, "cross_entropy")[0]):
+                xr = x.clone().requires_grad_()
+                out = fn(xr)
+                results.append((out, torch.autograd.grad(out, xr, g)[0]))
+            (out, dx), (want, want_dx) = results
+            assert type(out.grad_fn).__name__ == "_CrossEntropyBackward"
+            assert same(out, want) and same(dx, want_dx), (reduction, target[0])
+    assert rt.cross_entropy(x, torch.full((23,), -100)).isnan()
+    bad = t.clone()
+    bad[5] = 67
+    with pytest.raises(IndexError, match="target holds 67, outside"):
+        rt.cross_entropy(x, bad, order=order)
+
+
+@pytest.mark.parametrize("order", ORDERS)
 def test_norms_are_their_composition(path, order):
     x = softmax_cases(7)[:, :3, :]
     x[2, 1, :] = 1e-41

@@ -103,6 +103,33 @@ def attention_softmax(order, s, scale, mask, g=None):
     return out
 
 
+_REDUCTIONS = {"none": 0, "sum": 1, "mean": 2}
+
+
+def cross_entropy(order, x, t, ignore, reduction):
+    """Cross entropy of float32 (N, C) logits x against int64 indices t (N,): (lp, the loss:
+    per row, or the 0-d sum / mean), or the first index outside [0, C) that is not `ignore`
+    (an int; nothing computed)."""
+    lp, lpa = _out(x.shape)
+    loss, la = _out(x.shape[:1])
+    total, ta = _out(()) if reduction != "none" else (None, None)
+    bad = _core.nn_cross_entropy(_ORDERS[order], _array(x), t.numpy(), ignore,
+                                 _REDUCTIONS[reduction], lpa, la, ta, _cpu.isa(), _cpu.threads())
+    if bad is not None:
+        return bad
+    return lp, loss if total is None else total
+
+
+def cross_entropy_backward(order, lp, t, ignore, g, div):
+    """dx of cross_entropy() from its lp for the loss gradient g (0-d, or one per row);
+    div: the mean's count, or 0."""
+    dx, dxa = _out(lp.shape)
+    _core.nn_cross_entropy_backward(_ORDERS[order], _array(lp), t.numpy(), ignore,
+                                    _array(g).reshape(-1), float(div), dxa, _cpu.isa(),
+                                    _cpu.threads())
+    return dx
+
+
 def _reduced_last(t, dims):
     """t with the axes `dims` moved last (their order kept) as a C-ordered (rows, n) array."""
     kept = [i for i in range(t.ndim) if i not in dims]

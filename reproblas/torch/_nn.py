@@ -436,8 +436,8 @@ def mse_loss(input, target, reduction="mean", *, order="sequential"):
     return _reduce(d * d, reduction, order)
 
 
-def _class_targets(input, target, weight, ignore_index, routine):
-    """(class axis, valid mask, safe indices, per-element weights or None)."""
+def _index_target(input, target, routine):
+    """target checked as the class indices of input: (class axis, target as int64)."""
     if not isinstance(target, torch.Tensor):
         raise TypeError(f"reproblas.torch.{routine}: target must be a torch.Tensor, got "
                         f"{type(target).__name__}")
@@ -454,15 +454,23 @@ def _class_targets(input, target, weight, ignore_index, routine):
     if tuple(target.shape) != expected:
         raise ValueError(f"reproblas.torch.{routine}: target has shape {tuple(target.shape)}, "
                          f"expected {expected} for input {tuple(input.shape)}")
+    return cd, target.long()
+
+
+def _outside(routine, value, c, ignore_index):
+    return IndexError(f"reproblas.torch.{routine}: target holds {value}, outside [0, {c}) and "
+                      f"not ignore_index={ignore_index}")
+
+
+def _class_targets(input, target, weight, ignore_index, routine):
+    """(class axis, valid mask, safe indices, per-element weights or None)."""
+    cd, target = _index_target(input, target, routine)
     c = input.shape[cd]
-    target = target.long()
     valid = target != ignore_index
     safe = torch.where(valid, target, 0)
     bad = valid & ((target < 0) | (target >= c))
     if bool(bad.any()):
-        raise IndexError(f"reproblas.torch.{routine}: target holds "
-                         f"{int(target[bad].flatten()[0])}, outside [0, {c}) and not "
-                         f"ignore_index={ignore_index}")
+        raise _outside(routine, int(target[bad].flatten()[0]), c, ignore_index)
     wt = None
     if weight is not None:
         _check(weight, "weight", routine)
@@ -497,36 +505,36 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean", *,
 class _CrossEntropy(torch.autograd.Function):
     """cross_entropy of float32 (N, C) logits and class indices, without weight or label
     smoothing: the composed graph (log_softmax, gather, where, neg, the ordered sum, ⊘ the
-    count) without its autograd nodes. Its first-order backward is that graph's node by
-    node (the count's division, where's zeros, gather's scatter-add into zeros, log_softmax's
-    backward kernel); a backward that builds a graph recomposes it (the same bits)."""
+    count) as one C kernel, forward and first-order backward (the count's division, where's
+    zeros, gather's scatter-add into zeros, log_softmax's backward); a backward that builds a
+    graph recomposes it (the same bits)."""
 
     @staticmethod
     def forward(ctx, input, target, ignore_index, reduction, order):
-        _, valid, safe, _ = _class_targets(input, target, None, ignore_index, "cross_entropy")
-        lp = K.rows("log_softmax", order, input, 1)
-        loss = torch.where(valid, -lp.gather(1, safe.unsqueeze(1)).squeeze(1), 0.0)
-        denom = float(int(valid.sum())) if reduction == "mean" else None
+        _, t = _index_target(input, target, "cross_entropy")
+        got = K.cross_entropy(order, input, t.contiguous(), ignore_index, reduction)
+        if isinstance(got, int):
+            raise _outside("cross_entropy", got, input.shape[1], ignore_index)
+        lp, out = got
         ctx.save_for_backward(input, lp)
-        ctx.args = (target, ignore_index, reduction, order, valid, safe, denom)
-        return _reduce(loss, reduction, order, denom)
+        ctx.args = (target, ignore_index, reduction, order, t)
+        return out
 
     @staticmethod
     def backward(ctx, g):
         input, lp = ctx.saved_tensors
-        target, ignore_index, reduction, order, valid, safe, denom = ctx.args
+        target, ignore_index, reduction, order, t = ctx.args
         if torch.is_grad_enabled() or not K.usable(g):
             with torch.enable_grad():
                 out = _nll(log_softmax(input, 1, order=order), target, None, ignore_index,
                            reduction, order, "cross_entropy")[0]
                 (dx,) = torch.autograd.grad(out, input, g, create_graph=torch.is_grad_enabled())
             return dx, None, None, None, None
-        if reduction == "mean":
-            g = g / denom
-        g = g.expand(valid.shape)
-        picked = -torch.where(valid, g, 0.0)
-        dlp = torch.zeros_like(lp).scatter_add_(1, safe.unsqueeze(1), picked.unsqueeze(1))
-        return K.rows("log_softmax_b", order, lp, 1, dlp), None, None, None, None
+        div = float(int((t != ignore_index).sum())) if reduction == "mean" else 0.0
+        if reduction == "none":
+            g = g.expand(t.shape)
+        return (K.cross_entropy_backward(order, lp, t.contiguous(), ignore_index, g, div),
+                None, None, None, None)
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
@@ -545,7 +553,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         raise ValueError("reproblas.torch.cross_entropy: input must have a class axis")
     if (input.ndim == 2 and weight is None and eps == 0.0 and K.usable(input) and
             input.numel() > 0 and isinstance(target, torch.Tensor) and
-            not target.dtype.is_floating_point):
+            not target.dtype.is_floating_point and isinstance(ignore_index, int) and
+            -2**63 <= ignore_index < 2**63):
         return run(_CrossEntropy, input, target, ignore_index, reduction, order)
     cd = 0 if input.ndim == 1 else 1
     c = input.shape[cd]

@@ -50,6 +50,22 @@ int rb_nn_attention_softmax(int backward, int order, const rb_context *cfg, cons
                             const float *g, const unsigned char *mask, double c, float *out,
                             int64_t rows, int64_t n);
 
+/* Cross entropy of the logits x (rows, n) against class indices t (one per row; a row whose
+ * index is `ignore` counts for nothing): lp = LOG_SOFTMAX of each row, loss[i] = −lp[i, t_i]
+ * (+0 for an ignored row); reduction 1 (sum) or 2 (mean): *total = the loss's rb_sum in
+ * `order`, for the mean ⊘ the rows not ignored (a float). Returns -4 before writing anything
+ * where an index other than `ignore` lies outside [0, n) (*bad: the first one). */
+int rb_nn_cross_entropy(int order, const rb_context *cfg, const float *x, const int64_t *t,
+                        int64_t ignore, int reduction, float *lp, float *loss, float *total,
+                        int64_t rows, int64_t n, int64_t *bad);
+
+/* Its first-order backward from lp for the loss gradient g[i * gs] of row i (gs 0: one value
+ * for all rows), ⊘ div where div != 0 (the mean's count): dlp = +0 but
+ * dlp[i, t_i] = +0 ⊕ −(g ⊘ div) (an ignored row: all +0), dx = LOG_SOFTMAX_B(lp, dlp). */
+int rb_nn_cross_entropy_backward(int order, const rb_context *cfg, const float *lp,
+                                 const int64_t *t, int64_t ignore, const float *g, int64_t gs,
+                                 double div, float *dx, int64_t rows, int64_t n);
+
 /* Normalisations over the last n elements of each row (docs/contract.md §5.7):
  * layer_norm (rms = 0): mu = Σ x ⊘ n, d = x ⊖ mu, r = rsqrt((Σ (d ⊗ d) ⊘ n) ⊕ eps),
  * y = d ⊗ r, then ⊗ w, ⊕ b where given (NULL: absent; eps rounded once to float32,

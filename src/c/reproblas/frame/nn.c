@@ -452,6 +452,56 @@ int rb_nn_attention_softmax(int backward, int order, const rb_context *cfg, cons
                     cfg, rows * n);
 }
 
+int rb_nn_cross_entropy(int order, const rb_context *cfg, const float *x, const int64_t *t,
+                        int64_t ignore, int reduction, float *lp, float *loss, float *total,
+                        int64_t rows, int64_t n, int64_t *bad) {
+  if (x == NULL || t == NULL || lp == NULL || loss == NULL || bad == NULL || rows < 0 ||
+      n < 1 || reduction < 0 || reduction > 2 || (reduction != 0 && total == NULL))
+    return -1;
+  int64_t valid = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (t[i] == ignore) continue;
+    if (t[i] < 0 || t[i] >= n) {
+      *bad = t[i];
+      return -4;
+    }
+    ++valid;
+  }
+  int rc = rb_nn_rows(RB_NN_LOG_SOFTMAX, order, cfg, x, NULL, NULL, lp, rows, n);
+  if (rc != 0) return rc;
+  for (int64_t i = 0; i < rows; ++i) /* where(valid, −lp[t], 0): a sign flip, exact */
+    loss[i] = t[i] == ignore ? 0.0f : -lp[i * n + t[i]];
+  if (reduction == 0) return 0;
+  rc = rb_sum(RB_F32, order, cfg, loss, rows, total);
+  if (rc != 0 || reduction == 1) return rc;
+  const cr_fenv_t saved = cr_fenv_enter();
+  *total = *total / cr_round_f32((double)valid);
+  cr_fenv_leave(saved);
+  return 0;
+}
+
+int rb_nn_cross_entropy_backward(int order, const rb_context *cfg, const float *lp,
+                                 const int64_t *t, int64_t ignore, const float *g, int64_t gs,
+                                 double div, float *dx, int64_t rows, int64_t n) {
+  if (lp == NULL || t == NULL || g == NULL || dx == NULL || rows < 0 || n < 1 ||
+      (rows > 0 && n > INT64_MAX / rows))
+    return -1;
+  if (rows == 0) return 0;
+  float *dlp = calloc((size_t)(rows * n), sizeof(float)); /* +0 */
+  if (dlp == NULL) return -2;
+  const cr_fenv_t saved = cr_fenv_enter();
+  const float d = div != 0 ? cr_round_f32(div) : 0.0f;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (t[i] == ignore) continue; /* +0 ⊕ −(+0) = +0 */
+    const float v = div != 0 ? g[i * gs] / d : g[i * gs];
+    dlp[i * n + t[i]] = 0.0f + -v; /* the scatter-add into zeros */
+  }
+  cr_fenv_leave(saved);
+  const int rc = rb_nn_rows(RB_NN_LOG_SOFTMAX_B, order, cfg, lp, dlp, NULL, dx, rows, n);
+  free(dlp);
+  return rc;
+}
+
 int rb_nn_norm(int rms, int order, const rb_context *cfg, const float *x, const float *w,
                const float *b, double eps, float *y, float *stats, int64_t rows, int64_t n) {
   /* eps rounded in the library's environment (docs/contract.md §0.3) */
