@@ -241,28 +241,43 @@ static int norm_block(const rows_job *j, int64_t r0, int64_t c, float *buf, floa
   return norm_rows(j, j->x + o, j->out + o, j->stats ? j->stats + 3 * r0 : NULL, c, buf, s, t);
 }
 
+/* The weight row of row i: the norms' j->w (one for every row), or batch norm's channel
+ * scalar j->rw[bn_ch0 + i] spread over wrow (n floats; NULL where there is no weight). */
+static const float *row_weight(const rows_job *j, int64_t bn_ch0, int64_t i, float *wrow) {
+  if (bn_ch0 < 0 || j->rw == NULL) return bn_ch0 < 0 ? j->w : NULL;
+  const float w = j->rw[bn_ch0 + i];
+  const int64_t n = j->n, first = n < 16 ? n : 16;
+  for (int64_t q = 0; q < first; ++q) wrow[q] = w;
+  for (int64_t have = first; have < n; have *= 2) /* doubling copies: a few memcpy calls */
+    memcpy(wrow + have, wrow, (size_t)(have < n - have ? have : n - have) * sizeof(float));
+  return wrow;
+}
+
 /* The norms' backward (nn.h) of c contiguous rows: x, g, their stats at srow, into dx (scratch
- * buf); d and gy are recomputed where needed (the same bits). gw: rows of g ⊗ y0, or NULL.
- * bn_ch0 >= 0: the rows are batch norm's channels from bn_ch0, and the last step writes
- * them to j->out in NCHW, run by run (dx then only holds gd). */
+ * buf); d and gy are recomputed where needed (the same bits). gw: rows of g ⊗ y0, or NULL;
+ * gw_sums: their sums, or NULL (gw may then share dx's memory). bn_ch0 >= 0: the rows are
+ * batch norm's channels from bn_ch0 (weights from j->rw through wrow), and the last step
+ * writes them to j->out in NCHW, run by run (dx then only holds gd). */
 static int norm_rows_b(const rows_job *j, const float *x, const float *g, const float *srow,
-                       float *dx, float *gw, int64_t c, float *buf, float *s, float *t,
-                       int64_t bn_ch0) {
+                       float *dx, float *gw, float *gw_sums, int64_t c, float *buf, float *s,
+                       float *t, int64_t bn_ch0, float *wrow) {
   const rb_nn_kernels *k = j->k;
   const int64_t n = j->n;
   const float nf = (float)n;
   int rc = 0;
   for (int64_t i = 0; i < c; ++i) {
     const int64_t o = i * n;
-    k->norm_b1(x + o, g + o, j->w, srow[3 * i], srow[3 * i + 1], j->rms, buf + o,
-               gw ? gw + o : NULL, n);
+    k->norm_b1(x + o, g + o, row_weight(j, bn_ch0, i, wrow), srow[3 * i], srow[3 * i + 1],
+               j->rms, buf + o, gw ? gw + o : NULL, n);
   }
   rc |= block_sums(j, buf, c, s); /* gr */
+  if (gw_sums) rc |= block_sums(j, gw, c, gw_sums);
   for (int64_t i = 0; i < c; ++i) {
     const int64_t o = i * n;
     const float r = srow[3 * i + 1];
     const float gq = (s[i] * (((r * r) * r) * -0.5f)) / nf;
-    k->norm_b2(x + o, g + o, j->w, srow[3 * i], r, gq, j->rms, dx + o, buf + o, n);
+    k->norm_b2(x + o, g + o, row_weight(j, bn_ch0, i, wrow), srow[3 * i], r, gq, j->rms,
+               dx + o, buf + o, n);
   }
   if (j->rms) return rc;
   rc |= block_sums(j, buf, c, t); /* Σ (−gd) */
@@ -283,7 +298,7 @@ static int norm_block_b(const rows_job *j, int64_t r0, int64_t c, float *buf, fl
                         float *t) {
   const int64_t o = r0 * j->n;
   return norm_rows_b(j, j->x + o, j->g + o, j->stats + 3 * r0, j->out + o, j->gw ? j->gw + o : NULL,
-                     c, buf, s, t, -1);
+                     NULL, c, buf, s, t, -1, NULL);
 }
 
 /* ---- batch norm: the rows are the channels of (planes, C, plane) ----
@@ -331,27 +346,18 @@ static int bn_block(const rows_job *j, int64_t ch0, int64_t c, float *buf, float
 }
 
 /* Backward: dw[c] = Σ (g ⊗ y0), db[c] = Σ g over the row; gy = g ⊗ w[c] (g without w) into
- * the layer_norm backward (w absent). */
+ * the layer_norm backward (w absent), gy formed where it is used (norm_rows_b's wrow). */
 static int bn_block_b(const rows_job *j, int64_t ch0, int64_t c, float *buf, float *s,
                       float *t) {
-  const rb_nn_kernels *k = j->k;
   const int64_t n = j->n;
   float *xb = buf + c * n, *gb = xb + c * n, *db = gb + c * n;
-  const float *srow = j->stats + 3 * ch0;
-  int rc = 0;
+  float *wrow = t + j->block; /* n floats after t (rows_part) */
   bn_gather(j, j->x, ch0, c, xb);
   bn_gather(j, j->g, ch0, c, gb);
-  if (j->dw) { /* the rows of g ⊗ (d ⊗ r) into db, then summed */
-    for (int64_t i = 0; i < c; ++i)
-      k->norm_b1(xb + i * n, gb + i * n, NULL, srow[3 * i], srow[3 * i + 1], 0, buf + i * n,
-                 db + i * n, n);
-    rc |= block_sums(j, db, c, j->dw + ch0);
-  }
-  if (j->db) rc |= block_sums(j, gb, c, j->db + ch0);
-  if (j->rw)
-    for (int64_t i = 0; i < c; ++i)
-      k->scale_affine(gb + i * n, j->rw[ch0 + i], NULL, NULL, gb + i * n, n);
-  rc |= norm_rows_b(j, xb, gb, srow, db, NULL, c, buf, s, t, ch0);
+  int rc = j->db ? block_sums(j, gb, c, j->db + ch0) : 0;
+  /* the rows of g ⊗ (d ⊗ r) in db, summed into dw before db takes gd */
+  rc |= norm_rows_b(j, xb, gb, j->stats + 3 * ch0, db, j->dw ? db : NULL,
+                    j->dw ? j->dw + ch0 : NULL, c, buf, s, t, ch0, wrow);
   return rc;
 }
 
@@ -360,7 +366,8 @@ static void rows_part(void *ctx, int part, int parts) {
   const rb_share sh = rb_part_share(j->rows, 1, part, parts);
   if (sh.lo >= sh.hi) return;
   const int64_t blocks = j->op == RB_NN_OP_BN_B ? 4 : j->op == RB_NN_OP_BN ? 2 : 1;
-  float *buf = malloc((size_t)(blocks * j->block * j->n + 2 * j->block) * sizeof(float));
+  const int64_t wrow = j->op == RB_NN_OP_BN_B ? j->n : 0; /* bn_block_b's weight row */
+  float *buf = malloc((size_t)(blocks * j->block * j->n + 2 * j->block + wrow) * sizeof(float));
   if (buf == NULL) {
     j->status[part] = -2;
     return;
