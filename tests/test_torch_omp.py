@@ -126,3 +126,37 @@ def test_bad_knob_value(monkeypatch, runtime):
     monkeypatch.setenv("REPROBLAS_TORCH_POOL", "gomp")
     with pytest.raises(ValueError, match="REPROBLAS_TORCH_POOL"):
         _omp.share_torch_threads()
+
+
+@pytest.mark.skipif(not OPENMP or not hasattr(os, "fork"), reason="needs fork and an OpenMP PyTorch")
+def test_forked_child_uses_the_own_pool():
+    """A child forked after calls on PyTorch's team cannot start that team (its threads stay in
+    the parent): it computes on reproblas's own pool, with the same bits, instead of waiting."""
+    calls()  # the team has run parts in this process
+    code = """
+import os, sys, pickle
+sys.path.insert(0, {tests!r})
+import test_torch_omp as t
+from reproblas import _core
+os.environ["REPROBLAS_NUM_THREADS"] = "2"
+t.calls()
+pid = os.fork()
+if pid == 0:
+    out = (_core.omp_runtime(), t.calls())
+    with open({path!r}, "wb") as f:
+        pickle.dump(out, f)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+    import pickle
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "child.pickle")
+        src = code.format(tests=os.path.dirname(__file__), path=path)
+        subprocess.run([sys.executable, "-c", src], check=True, timeout=120)
+        with open(path, "rb") as f:
+            runtime, got = pickle.load(f)
+    assert runtime == 0
+    os.environ.setdefault("REPROBLAS_NUM_THREADS", "")
+    assert same_results(got, calls())

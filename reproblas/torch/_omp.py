@@ -4,9 +4,10 @@ PyTorch's OpenMP threads poll for work for a while after each parallel op, and s
 reproblas's pool workers after each call: a model that alternates PyTorch ops and reproblas
 calls keeps both sets polling on the same cores, and each call waits for a core. When
 PyTorch's parallel backend is OpenMP, importing reproblas.torch makes every reproblas call
-run its parts on PyTorch's team instead. No result changes: a call's parts are fixed by the
-call, not by who runs them (docs/contract.md §0). REPROBLAS_TORCH_POOL=own (read at import)
-keeps reproblas's own pool.
+run its parts on PyTorch's team instead (and split from less work: the team is usually
+awake). No result changes: who runs a call's parts, and where they end, never changes a bit
+(docs/contract.md §0). REPROBLAS_TORCH_POOL=own (read at import) keeps reproblas's own pool.
+See docs/design/torch-openmp-team.md.
 """
 import ctypes
 import os

@@ -34,7 +34,8 @@ typedef struct rb_context {
   int64_t conv_chunk, conv_kc, conv_min_work, conv_mc, conv_batch;
 } rb_context;
 
-/* The defaults for a code path and thread count. */
+/* The defaults for a code path and thread count (the thread thresholds a
+ * quarter as large while calls run on an OpenMP team, thread.h). */
 rb_context rb_context_default(int isa, int threads);
 
 /* c with each value < 1 or invalid replaced by its default (threads: 1). */

@@ -60,7 +60,8 @@ int rb_stopped(void);
  * threads: the team claims parts one by one, so a team smaller than asked
  * for still runs every part. NULL: the pool again. Parts, and so results,
  * are the same either way; only an interrupt may wait for parts already
- * running on other threads of the team. */
+ * running on other threads of the team. A forked child goes back to the
+ * own pool (the team's threads do not exist there). */
 typedef void (*rb_omp_parallel_fn)(void (*fn)(void *), void *data, unsigned threads,
                                    unsigned flags);
 void rb_use_omp_runtime(rb_omp_parallel_fn run);

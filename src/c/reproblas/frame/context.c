@@ -2,6 +2,7 @@
 #include "context.h"
 
 #include "order/order.h"
+#include "thread.h"
 
 /* Level 1: pieces of 2^15 terms; a thread per 2^17 elements. */
 #define RB_DEFAULT_PIECE ((int64_t)1 << 15)
@@ -40,20 +41,26 @@ rb_context rb_context_default(int isa, int threads) {
   return rb_context_fix(c);
 }
 
+/* On an OpenMP team that another library keeps polling for work (thread.h,
+ * rb_use_omp_runtime), a part starts without a wake-up, so calls split at a
+ * quarter of the work they split at on the own pool. */
+#define RB_OMP_WORK_SHIFT 2
+
 rb_context rb_context_fix(rb_context c) {
+  const int shift = rb_omp_runtime() ? RB_OMP_WORK_SHIFT : 0;
   if (c.threads < 1) c.threads = 1;
   if (c.piece < 1 || (c.piece & (c.piece - 1)) != 0) c.piece = RB_DEFAULT_PIECE;
-  if (c.min_per_thread < 1) c.min_per_thread = RB_DEFAULT_MIN_PER_THREAD;
+  if (c.min_per_thread < 1) c.min_per_thread = RB_DEFAULT_MIN_PER_THREAD >> shift;
   if (c.mc < 1) c.mc = RB_DEFAULT_MC;
   if (c.nc < 1) c.nc = RB_DEFAULT_NC;
   if (c.kc < 1) c.kc = RB_DEFAULT_KC;
-  if (c.min_work < 1) c.min_work = RB_DEFAULT_MIN_WORK;
+  if (c.min_work < 1) c.min_work = RB_DEFAULT_MIN_WORK >> shift;
   if (c.ws < 1) c.ws = RB_DEFAULT_WS;
   c.trsm_mb = c.trsm_mb < 1 ? RB_TRSM_DEFAULT_MB : rb_pow2_floor(c.trsm_mb);
   if (c.trsm_nb < 1) c.trsm_nb = RB_TRSM_DEFAULT_NB;
   if (c.conv_chunk < 1) c.conv_chunk = 0;
   if (c.conv_kc < 1) c.conv_kc = 0;
-  if (c.conv_min_work < 1) c.conv_min_work = RB_CONV_DEFAULT_MIN_WORK;
+  if (c.conv_min_work < 1) c.conv_min_work = RB_CONV_DEFAULT_MIN_WORK >> shift;
   if (c.conv_mc < 1) c.conv_mc = 0;
   if (c.conv_batch < 1) c.conv_batch = 0;
   return c;

@@ -136,7 +136,12 @@ static struct {
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
+static rb_omp_parallel_fn omp_parallel; /* rb_use_omp_runtime */
+
 static void pool_reset_in_child(void) {
+  /* a forked child has none of the parent's threads: an OpenMP team the parent used cannot
+   * start there (GNU libgomp would wait for them), the own pool starts empty */
+  omp_parallel = NULL;
   pthread_mutex_init(&pool.busy, NULL);
   pthread_mutex_init(&pool.lock, NULL);
   pthread_cond_init(&pool.start, NULL);
@@ -314,9 +319,8 @@ static void run_on_new_threads(int parts, rb_part_fn fn, void *ctx) {
 
 /* ---- on an OpenMP runtime's team ---- */
 
-static rb_omp_parallel_fn omp_parallel;
-
 void rb_use_omp_runtime(rb_omp_parallel_fn run) {
+  pthread_once(&atfork_once, register_atfork); /* a child forked from now on drops it */
   __atomic_store_n(&omp_parallel, run, __ATOMIC_RELEASE);
 }
 
@@ -352,12 +356,12 @@ void rb_parallel(int parts, rb_part_fn fn, void *ctx) {
     fn(ctx, 0, 1);
     return;
   }
+  pthread_once(&atfork_once, register_atfork);
   const rb_omp_parallel_fn run = rb_omp_runtime();
   if (run) {
     run_on_omp(run, parts, fn, ctx);
     return;
   }
-  pthread_once(&atfork_once, register_atfork);
   if (pthread_mutex_trylock(&pool.busy) == 0) {
     run_on_pool(parts, fn, ctx);
     pthread_mutex_unlock(&pool.busy);
