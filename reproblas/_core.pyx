@@ -445,8 +445,12 @@ def pool_moves():
 def use_omp_runtime(size_t gomp_parallel):
     """Run parallel calls on the OpenMP runtime whose GOMP_parallel is at this address
     (0: on reproblas's own pool again). The address must stay valid: a runtime that the
-    process keeps loaded (PyTorch's)."""
+    process keeps loaded (PyTorch's). Call it while no other thread is inside reproblas
+    (reproblas.torch does, at import)."""
     rb_use_omp_runtime(<rb_omp_parallel_fn>gomp_parallel)
+    for isa in range(CR_ISA_COUNT):  # the cached defaults: their thresholds depend on it
+        for threads in range(_CACHED_THREADS + 1):
+            _default_made[isa][threads] = False
 
 
 def omp_runtime():
