@@ -11,6 +11,7 @@ import torch
 
 from reproblas import _core, _validate
 
+from . import _device
 from . import _elementwise as E
 from . import _kernels as K
 from . import _nn
@@ -123,10 +124,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             y, mu, s = run(_BatchNormTrain, input, weight, bias, dims, n, eps, order)
             weight = bias = None  # applied by the kernel
         else:
-            mu = rsum(input, dims, True, order) / n
+            mu = _device.div(rsum(input, dims, True, order), n)
             d = input - expand(mu, input.shape, order)
             s = rsum(d * d, dims, True, order)
-            y = d * expand(E.rsqrt(s / n + eps), input.shape, order)
+            y = d * expand(E.rsqrt(_device.div(s, n) + eps), input.shape, order)
         buffers = running_mean is not None or running_var is not None
         if buffers and not (kernel and K.batch_norm_running(mu, s, running_mean, running_var,
                                                             momentum, n)):
@@ -135,7 +136,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 if running_mean is not None:
                     running_mean.copy_(running_mean * keep + mu.reshape(c) * momentum)
                 if running_var is not None:
-                    running_var.copy_(running_var * keep + (s.reshape(c) / (n - 1.0)) * momentum)
+                    v = _device.div(s.reshape(c), n - 1.0)
+                    running_var.copy_(running_var * keep + v * momentum)
     else:
         if running_mean is None or running_var is None:
             raise ValueError("reproblas.torch.batch_norm: evaluation needs running_mean and "
@@ -172,7 +174,7 @@ def _window_sums(x, kernel, stride, padding, order):
         v = x[..., :p * kh, :q * kw].reshape(lead + (p, kh, q, kw))
         return rsum(v, (v.ndim - 3, v.ndim - 1), False, order)
     c = x.shape[-3]
-    ones = torch.ones((c, 1) + kernel, dtype=x.dtype)
+    ones = torch.ones((c, 1) + kernel, dtype=x.dtype, device=x.device)
     return conv2d(x, ones, None, stride, padding, 1, c, order=order)
 
 
@@ -192,11 +194,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                          f"the kernel {kernel}")
     total = _window_sums(input, kernel, stride, padding, order)
     if divisor_override is not None:
-        return total / float(divisor_override)
+        return _device.div(total, float(divisor_override))
     if count_include_pad or padding == (0, 0):
-        return total / float(kernel[0] * kernel[1])
+        return _device.div(total, float(kernel[0] * kernel[1]))
     h, w = input.shape[-2:]
-    return total / _window_counts(h, w, kernel, stride, padding, input.dtype)
+    return total / _window_counts(h, w, kernel, stride, padding, input.dtype).to(input.device)
 
 
 def adaptive_avg_pool2d(input, output_size, *, order="sequential"):
@@ -236,6 +238,10 @@ def _scatter_plane(g, idx, shape):
     """Each (n, c) plane: the sum, sequential from +0, of g over the output positions in C
     order that chose an input position (scatter_add along one row per plane)."""
     planes = math.prod(shape[:-2])
+    if _device.on_device(g):  # the same sums without CUDA's atomic adds
+        flat = idx.reshape(planes, -1) + torch.arange(planes, device=idx.device).unsqueeze(1) * (
+            shape[-2] * shape[-1])
+        return _device.index_add(g.reshape(-1), flat.reshape(-1), math.prod(shape)).reshape(shape)
     src = g.reshape(planes, -1)
     out = torch.zeros(planes, shape[-2] * shape[-1], dtype=g.dtype)
     return out.scatter_add(1, idx.reshape(planes, -1), src).reshape(shape)
@@ -269,6 +275,8 @@ class _Embedding(torch.autograd.Function):
         src = g.reshape(flat.numel(), g.shape[-1])
         if ctx.padding_idx is not None:
             src = torch.where((flat != ctx.padding_idx).unsqueeze(1), src, 0.0)
+        if _device.on_device(g):  # the same sums without CUDA's atomic adds
+            return _device.index_add(src, flat, ctx.rows), None, None
         out = torch.zeros(ctx.rows, g.shape[-1], dtype=g.dtype)
         return out.index_add(0, flat, src), None, None
 
@@ -280,9 +288,7 @@ def embedding(input, weight, padding_idx=None):
     if not isinstance(input, torch.Tensor) or input.dtype not in (torch.int32, torch.int64):
         raise TypeError("reproblas.torch.embedding: input must be an integer tensor of "
                         "indices (int32 or int64)")
-    if input.device.type != "cpu":
-        raise ValueError(f"reproblas.torch.embedding: input is on {input.device}; "
-                         f"reproblas.torch computes on the CPU: move it with .cpu()")
+    _device.same_device("embedding", input=input, weight=weight)
     if weight.ndim != 2:
         raise ValueError(f"reproblas.torch.embedding: weight must be 2-D, got shape "
                          f"{tuple(weight.shape)}")
@@ -329,8 +335,9 @@ def dropout(input, p=0.5, training=True, *, seed, offset=0):
     if not training or p == 0.0:
         return input
     if p == 1.0:  # every element dropped (the scale would be infinite)
-        return torch.where(torch.zeros(input.shape, dtype=torch.bool), input, 0.0)
-    keep = dropout_mask(tuple(input.shape), p, seed, offset)
+        return torch.where(torch.zeros(input.shape, dtype=torch.bool, device=input.device),
+                           input, 0.0)
+    keep = dropout_mask(tuple(input.shape), p, seed, offset).to(input.device)
     return torch.where(keep, input * (1.0 / (1.0 - p)), 0.0)
 
 
@@ -363,7 +370,7 @@ def _attention_graph(query, key, value, attn_mask, is_causal, scale, order):
     s = matmul(query, key.transpose(-2, -1), order=order) * E._const(scale, query)
     lq, lk = s.shape[-2], s.shape[-1]
     if is_causal:
-        attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
+        attn_mask = torch.ones(lq, lk, dtype=torch.bool, device=s.device).tril()
     if attn_mask is not None:
         if not isinstance(attn_mask, torch.Tensor):
             raise TypeError("reproblas.torch.scaled_dot_product_attention: attn_mask must be "
@@ -552,8 +559,9 @@ def rotary_cos_sin(positions, dim, base=10000.0):
         raise ValueError("reproblas.torch.rotary_cos_sin: positions must be below 2^24 (exact "
                          "in float32)")
     half = dim // 2
-    expo = -(torch.arange(half, dtype=torch.float32) * 2.0) / float(dim)
-    freq = E.exp(E.log(torch.tensor(float(np.float32(base)))) * expo)
+    dev = positions.device
+    expo = _device.div(-(torch.arange(half, dtype=torch.float32, device=dev) * 2.0), float(dim))
+    freq = E.exp(E.log(torch.tensor(float(np.float32(base)), device=dev)) * expo)
     angle = positions.reshape(-1, 1).to(torch.float32) * freq.reshape(1, half)
     angle = torch.cat([angle, angle], dim=1)
     return E.cos(angle), E.sin(angle)
