@@ -18,7 +18,7 @@ INSTALL = "pip install cupy-cuda12x (or cupy-cuda11x for a CUDA 11 driver)"
 
 def on_device(t):
     """Whether t takes the device route: a CUDA tensor."""
-    return t.device.type == "cuda"
+    return t.is_cuda
 
 
 def _cupy(t, name, routine):
@@ -52,24 +52,25 @@ def to_tensor(a, like=None):
 
 
 def same_device(routine, **tensors):
-    """Every given tensor (None: absent) is on one device, or a ValueError naming them."""
+    """Every given tensor (None or a non-tensor: skipped) is on one device, or a ValueError
+    naming them."""
     first = None
     for t in tensors.values():
-        if t is None:
+        if not isinstance(t, torch.Tensor):
             continue
         if first is None:
             first = t.device
         elif t.device != first:
             desc = ", ".join(f"{k} is on {v.device}" for k, v in tensors.items()
-                             if v is not None)
+                             if isinstance(v, torch.Tensor))
             raise ValueError(f"reproblas.torch.{routine}: mixed devices ({desc}); nothing is "
                              f"moved silently: move them to one device with .to()")
 
 
 def div(t, c):
-    """t ⊘ c for a Python number c, one IEEE division per element on every device (PyTorch's
+    """t ⊘ c for a Python number (or a tensor) c, one IEEE division per element on every device (PyTorch's
     CUDA division by a host scalar is a multiplication by its rounded reciprocal)."""
-    if not on_device(t):
+    if not on_device(t) or isinstance(c, torch.Tensor):
         return t / c
     return t / torch.full((), c, dtype=t.dtype, device=t.device)
 
@@ -77,6 +78,50 @@ def div(t, c):
 def sqrt(t):
     """The correctly rounded square root of a device tensor (CuPy's IEEE sqrt)."""
     return to_tensor(np.sqrt(to_array(t, "tensor", "sqrt")), t)  # cupy.sqrt via __array_ufunc__
+
+
+def fused(*tensors):
+    """Whether these device-route tensors are ones the fused CPU kernels would take on the CPU
+    (float32, strided; None: absent): the op then runs as one autograd node (node), as
+    there."""
+    return on_device(tensors[0]) and all(
+        t is None or (t.dtype == torch.float32 and t.layout == torch.strided) for t in tensors)
+
+
+class _Node(torch.autograd.Function):
+    """A composed op as one autograd node: the forward runs graph(*args) without recording,
+    the backward differentiates graph recomposed on the saved inputs (create_graph when a
+    graph is being built). On the CPU such an op is one fused kernel node whose gradient has
+    the composition's bits; one node here too keeps the order in which autograd adds the
+    gradients of a tensor used by several ops, so a model gets the CPU's bits, not only
+    each op."""
+
+    @staticmethod
+    def forward(ctx, graph, *args):
+        ctx.graph = graph
+        ctx.slots = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        ctx.rest = [None if isinstance(a, torch.Tensor) else a for a in args]
+        ctx.save_for_backward(*(args[i] for i in ctx.slots))
+        with torch.no_grad():
+            return graph(*args)
+
+    @staticmethod
+    def backward(ctx, g):
+        args = list(ctx.rest)
+        for i, t in zip(ctx.slots, ctx.saved_tensors):
+            args[i] = t
+        need = ctx.needs_input_grad[1:]
+        wanted = [i for i in ctx.slots if need[i]]
+        with torch.enable_grad():
+            found = iter(torch.autograd.grad(ctx.graph(*args), [args[i] for i in wanted], g,
+                                             create_graph=torch.is_grad_enabled()))
+        return (None, *(next(found) if i in wanted else None for i in range(len(args))))
+
+
+def node(graph, *args):
+    """graph(*args) as one autograd node (_Node)."""
+    from ._prims import run
+    return run(_Node, graph, *args)
 
 
 class _IndexAdd(torch.autograd.Function):

@@ -25,10 +25,10 @@ from ._prims import tensor as _tensor
 def _check(routine, **tensors):
     """Each tensor is a float tensor (the bias may be None: absent), all of one dtype and on
     one device."""
+    _device.same_device(routine, **tensors)
     for name, t in tensors.items():
         if t is not None or name != "bias":
             _array(t, name, routine)
-    _device.same_device(routine, **tensors)
     dtypes = {name: t.dtype for name, t in tensors.items() if t is not None}
     if len(set(dtypes.values())) > 1:
         desc = ", ".join(f"{k} is {v}" for k, v in dtypes.items())

@@ -87,6 +87,11 @@ class _BatchNormTrain(torch.autograd.Function):
         return dx, dw, db, None, None, None, None
 
 
+def _batch_norm_graph(x, weight, bias, dims, n, eps, order):
+    return _affine(_nn._layer_norm_graph(x, dims, n, None, None, eps, order), weight, bias,
+                   order)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5, *, order="sequential"):
     """``torch.nn.functional.batch_norm`` as the graph of docs/contract.md §5.7: two-pass
@@ -123,6 +128,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if kernel:
             y, mu, s = run(_BatchNormTrain, input, weight, bias, dims, n, eps, order)
             weight = bias = None  # applied by the kernel
+        elif _device.fused(input, weight, bias) and input.numel() > 0:
+            with torch.no_grad():  # the statistics; y one node, as _BatchNormTrain's
+                mu = _device.div(rsum(input, dims, True, order), n)
+                d = input - expand(mu, input.shape, order)
+                s = rsum(d * d, dims, True, order)
+            y = _device.node(_batch_norm_graph, input, weight, bias, dims, n, eps, order)
+            weight = bias = None
         else:
             mu = _device.div(rsum(input, dims, True, order), n)
             d = input - expand(mu, input.shape, order)
@@ -343,11 +355,12 @@ def dropout(input, p=0.5, training=True, *, seed, offset=0):
 
 # ---- attention ----
 
-def _attention_fits(query, key, value, attn_mask):
+def _attention_fits(query, key, value, attn_mask, usable=None):
     """Whether _Attention takes these: float32 q, k, v of one batch shape (no broadcast, no
     empty axis) and a mask that is absent, boolean, or a float32 tensor without a gradient,
-    broadcasting to the scores without growing them."""
-    if (not K.usable(query, key, value) or query.ndim < 3 or key.shape[:-2] != query.shape[:-2]
+    broadcasting to the scores without growing them (usable: K.usable)."""
+    usable = usable or K.usable
+    if (not usable(query, key, value) or query.ndim < 3 or key.shape[:-2] != query.shape[:-2]
             or value.shape[:-2] != query.shape[:-2] or key.shape[-1] != query.shape[-1]
             or value.shape[-2] != key.shape[-2] or 0 in query.shape or 0 in key.shape
             or 0 in value.shape):
@@ -355,7 +368,7 @@ def _attention_fits(query, key, value, attn_mask):
     if attn_mask is None:
         return True
     if not isinstance(attn_mask, torch.Tensor) or (attn_mask.dtype != torch.bool and (
-            not K.usable(attn_mask) or attn_mask.requires_grad)):
+            not usable(attn_mask) or attn_mask.requires_grad)):
         return False
     scores = query.shape[:-1] + key.shape[-2:-1]
     try:
@@ -470,6 +483,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         scale = 1.0 / math.sqrt(e)
     if _attention_fits(query, key, value, attn_mask):
         return run(_Attention, query, key, value, attn_mask, is_causal, scale, order)
+    if _device.on_device(query) and _attention_fits(query, key, value, attn_mask, _device.fused):
+        return _device.node(_attention_graph, query, key, value, attn_mask, is_causal, scale,
+                            order)  # one node, as _Attention on the CPU
     return _attention_graph(query, key, value, attn_mask, is_causal, scale, order)
 
 

@@ -114,6 +114,8 @@ class _Activation(torch.autograd.Function):
 def _activation(name, input):
     if K.usable(input):
         return run(_Activation, input, name)
+    if _device.fused(input):  # one node, as the kernel's on the CPU
+        return _device.node(_GRAPHS[name], input)
     return _GRAPHS[name](input)
 
 
@@ -386,6 +388,8 @@ def _norm(rms, input, dims, n, weight, bias, eps, order):
     if K.usable(input, weight, bias) and input.numel() > 0:
         return run(_Norm, input, weight, bias, dims, n, eps, order, rms)
     graph = _rms_norm_graph if rms else _layer_norm_graph
+    if _device.fused(input, weight, bias) and input.numel() > 0:  # one node, as on the CPU
+        return _device.node(graph, input, dims, n, weight, bias, eps, order)
     return graph(input, dims, n, weight, bias, eps, order)
 
 
@@ -528,6 +532,11 @@ class _CrossEntropy(torch.autograd.Function):
         return K.rows("log_softmax_b", order, lp, 1, dlp), None, None, None, None
 
 
+def _cross_entropy_graph(input, target, ignore_index, reduction, order):
+    return _nll(log_softmax(input, 1, order=order), target, None, ignore_index, reduction, order,
+                "cross_entropy")[0]
+
+
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0, *, order="sequential"):
     """``nll_loss(log_softmax(input, class axis), target)`` with PyTorch's label smoothing
@@ -546,6 +555,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
             input.numel() > 0 and isinstance(target, torch.Tensor) and
             not target.dtype.is_floating_point):
         return run(_CrossEntropy, input, target, ignore_index, reduction, order)
+    if (input.ndim == 2 and weight is None and eps == 0.0 and _device.fused(input) and
+            input.numel() > 0 and isinstance(target, torch.Tensor) and
+            not target.dtype.is_floating_point):  # one node, as _CrossEntropy on the CPU
+        return _device.node(_cross_entropy_graph, input, target, ignore_index, reduction, order)
     cd = 0 if input.ndim == 1 else 1
     c = input.shape[cd]
     lp = log_softmax(input, cd, order=order)

@@ -61,7 +61,7 @@ def array(t, name, routine, dtypes=_DTYPES):
         t = t.resolve_conj().resolve_neg()
     if _device.on_device(t):
         return _device.to_array(t, name, routine)
-    if t.device.type != "cpu":
+    if not t.is_cpu:
         raise ValueError(f"reproblas.torch.{routine}: {name} is on {t.device}; reproblas.torch "
                          f"computes on CPU and CUDA tensors: move it with .cpu() or .cuda()")
     return t.detach().numpy()
@@ -136,7 +136,8 @@ def _ones_sum(x, dims, keepdim, order):
     if dims == tuple(range(k)):  # xᵀ @ ones: the same terms in the same order as ones @ x
         s = reproblas.matmul(x.reshape(-1, m).T, _ones(x, x.size // m), order=order)
     else:
-        a = np.ascontiguousarray(x.transpose(kept_axes + list(dims))).reshape(m, -1)
+        moved = x.transpose(kept_axes + list(dims))  # a device array: copy() (C order)
+        a = (np.ascontiguousarray(moved) if type(x) is np.ndarray else moved.copy()).reshape(m, -1)
         s = reproblas.matmul(a, _ones(x, a.shape[1]), order=order)
     shape = tuple(1 if i in dims else n for i, n in enumerate(x.shape)) if keepdim else kept
     return s.reshape(shape)
