@@ -68,8 +68,8 @@ def same_device(routine, **tensors):
 
 
 def div(t, c):
-    """t ⊘ c for a Python number (or a tensor) c, one IEEE division per element on every device (PyTorch's
-    CUDA division by a host scalar is a multiplication by its rounded reciprocal)."""
+    """t ⊘ c for a Python number (or a tensor) c, one IEEE division per element on every
+    device (PyTorch's CUDA division by a host scalar multiplies by its rounded reciprocal)."""
     if not on_device(t) or isinstance(c, torch.Tensor):
         return t / c
     return t / torch.full((), c, dtype=t.dtype, device=t.device)
@@ -114,7 +114,8 @@ class _Node(torch.autograd.Function):
         wanted = [i for i in ctx.slots if need[i]]
         with torch.enable_grad():
             found = iter(torch.autograd.grad(ctx.graph(*args), [args[i] for i in wanted], g,
-                                             create_graph=torch.is_grad_enabled()))
+                                             create_graph=torch.is_grad_enabled(),
+                                             allow_unused=True))
         return (None, *(next(found) if i in wanted else None for i in range(len(args))))
 
 
