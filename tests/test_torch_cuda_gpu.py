@@ -33,7 +33,8 @@ def cuda():
 # the ops whose lambdas build index or buffer tensors on the CPU take them as arguments here
 GPU_OPS = {name: spec for name, spec in OPS.items()
            if name not in ("batch_norm_train", "nll_loss", "cross_entropy",
-                           "cross_entropy_smooth", "embedding", "rotary", "rotary_tables")}
+                           "cross_entropy_smooth", "embedding", "rotary", "rotary_tables",
+                           "multihead_attention")}
 
 
 @pytest.mark.parametrize("name", list(GPU_OPS))
@@ -85,6 +86,16 @@ def test_index_and_buffer_ops_on_cuda_tensors(cuda):
     got = [bits(t.cpu()) for t in ops(*[a.to(cuda) for a in args])]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+def test_multihead_attention_on_cuda_tensors(cuda):
+    torch.manual_seed(0)
+    mha = rt.MultiheadAttention(8, 2)
+    x = torch.randn(4, 2, 8)
+    want = bits(mha(x, x, x, is_causal=True)[0])
+    mha.to(cuda)
+    xc = x.to(cuda)
+    np.testing.assert_array_equal(bits(mha(xc, xc, xc, is_causal=True)[0].cpu()), want)
 
 
 def test_mixed_devices_are_refused(cuda):

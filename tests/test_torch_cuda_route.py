@@ -127,6 +127,8 @@ def randn(*shape, seed=0, dtype=torch.float32):
 
 
 LONG = torch.tensor([[3, 0, 3], [1, 3, 4]])
+torch.manual_seed(0)
+MHA = rt.MultiheadAttention(8, 2)
 OPS = {
     "linear": (lambda x, w, b: rt.linear(x, w, b), [randn(2, 3, 5), randn(4, 5, seed=1),
                                                       randn(4, seed=2)], True),
@@ -186,6 +188,7 @@ OPS = {
     "bmm_baddbmm": (lambda a, b, c: (rt.bmm(a, b), rt.baddbmm(c, a, b, beta=0.5, alpha=3.0)),
                     [randn(2, 3, 4), randn(2, 4, 5, seed=1), randn(2, 3, 5, seed=2)], True),
     "cumsum": (lambda x: rt.cumsum(x, 1, order="pairwise"), [randn(3, 9)], True),
+    "multihead_attention": (lambda x: MHA(x, x, x, is_causal=True), [randn(4, 2, 8)], False),
 }
 
 
