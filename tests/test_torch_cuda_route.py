@@ -396,3 +396,24 @@ def test_the_cpu_route_is_unchanged():
     assert type(array(t, "input", "op")) is np.ndarray
     assert not _device.on_device(t) and K.usable(t)
     assert crlibm_py.exp(np.float32(0)) == 1
+
+
+def _mode_block_run():
+    """A transformer-like block of plain PyTorch under reproducible(): output and gradients."""
+    from test_torch_mode import Block
+    torch.manual_seed(0)
+    block = Block()
+    x = randn(2, 5, 8).requires_grad_()
+    with rt.reproducible():
+        y = block(x)
+        y.backward(torch.ones_like(y))
+    return [bits(y), bits(x.grad)] + [bits(p.grad) for p in block.parameters()]
+
+
+def test_reproducible_mode_on_the_device_route(request):
+    want = _mode_block_run()
+    counts = request.getfixturevalue("device")
+    got = _mode_block_run()
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert counts["reproblas"] > 10 and counts["crlibm"] > 3, counts

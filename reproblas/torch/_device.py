@@ -59,8 +59,8 @@ def same_device(routine, **tensors):
         if not isinstance(t, torch.Tensor):
             continue
         if first is None:
-            first = t.device
-        elif t.device != first:
+            first = t
+        elif t.is_cpu != first.is_cpu or (not t.is_cpu and t.device != first.device):
             desc = ", ".join(f"{k} is on {v.device}" for k, v in tensors.items()
                              if isinstance(v, torch.Tensor))
             raise ValueError(f"reproblas.torch.{routine}: mixed devices ({desc}); nothing is "
