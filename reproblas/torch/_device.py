@@ -121,8 +121,7 @@ class _Node(torch.autograd.Function):
 
 def node(graph, *args):
     """graph(*args) as one autograd node (_Node)."""
-    from ._prims import run
-    return run(_Node, graph, *args)
+    return _Node.apply(graph, *args)
 
 
 class _IndexAdd(torch.autograd.Function):
@@ -173,14 +172,12 @@ class _Take(torch.autograd.Function):
 
 def index_add(src, index, rows):
     """The sequential index_add of src's rows into `rows` zero rows (differentiable)."""
-    from ._prims import run
-    return run(_IndexAdd, src, index, rows)
+    return _IndexAdd.apply(src, index, rows)
 
 
 def take(x, index):
     """x[index] along axis 0 (differentiable; its gradient is index_add)."""
-    from ._prims import run
-    return run(_Take, x, index)
+    return _Take.apply(x, index)
 
 
 def gather(x, dim, index):
