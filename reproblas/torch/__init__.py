@@ -2,8 +2,8 @@
 
 Every float result of a forward or backward pass is defined bit for bit (contract §2-§3), so
 training with these layers gives the same bits on every thread count and CPU path (the
-knobs REPROBLAS_NUM_THREADS and REPROBLAS_ISA, read at every call). CPU tensors of
-float32 or float64 only. See docs/torch.md.
+knobs REPROBLAS_NUM_THREADS and REPROBLAS_ISA, read at every call). CPU or CUDA tensors
+(reproblas's CUDA kernels through DLPack and CuPy) of float32 or float64. See docs/torch.md.
 
     model = reproblas.torch.convert(model)        # swap the supported modules in place
 

@@ -1,5 +1,5 @@
 # Type stubs for the public API of reproblas.torch (tests/test_stubs.py keeps them in step with
-# the module). CPU tensors of float32 or float64; `order` is "sequential" (the default) or
+# the module). CPU or CUDA tensors of float32 or float64; `order` is "sequential" (the default) or
 # "pairwise" (docs/contract.md §2).
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar

@@ -33,7 +33,8 @@ class _Cumsum(torch.autograd.Function):
 
 
 def cumsum(input, dim, *, order="sequential"):
-    """Differentiable ``reproblas.cumsum`` of a CPU float32/float64 tensor along ``dim``."""
+    """Differentiable ``reproblas.cumsum`` of a CPU or CUDA float32/float64 tensor along
+    ``dim``."""
     _validate.order(order, "torch.cumsum")
     if isinstance(dim, bool) or not isinstance(dim, int):
         raise TypeError(f"reproblas.torch.cumsum: dim must be an int, got {dim!r}")

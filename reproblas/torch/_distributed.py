@@ -8,13 +8,14 @@ with one ordered reproblas sum. Which process computed which shard cannot change
 or 4 processes (or one process looping over the S shards) give the same gradients, buffers and
 loss, hence the same weights after the optimizer step.
 """
-import numpy as np
 import torch
 
 import reproblas
 from reproblas import _validate
 
+from . import _device
 from ._modules import Dropout
+from ._prims import array, tensor
 
 # rt.Dropout in shard s uses seed + s * _SHARD_SEED_STRIDE: the shards' masks differ and
 # depend on s alone, never on the rank that computes the shard.
@@ -83,7 +84,7 @@ def _exchange(local, group, backend, world):
         send = local.to(torch.device("cuda", torch.cuda.current_device()))
     parts = [torch.empty_like(send) for _ in range(world)]
     torch.distributed.all_gather(parts, send.contiguous(), group=group)
-    return torch.cat([p.cpu() for p in parts])
+    return torch.cat([p.to(local.device) for p in parts])
 
 
 def data_parallel_backward(model, loss_fn, batch, *, shards, order="sequential",
@@ -138,17 +139,16 @@ def data_parallel_backward(model, loss_fn, batch, *, shards, order="sequential",
                         f"share one dtype, float32 or float64; got "
                         f"{sorted(str(d) for d in dtypes)}")
     dtype = dtypes.pop()
-    for t in params + fbufs:
-        if t.device.type != "cpu":
-            raise ValueError(f"reproblas.torch.{routine}: the model must be on the CPU (call "
-                             f".cpu()); reproblas.torch computes on the CPU")
+    _device.same_device(routine, **{f"parameter or buffer {i}": t
+                                    for i, t in enumerate(params + fbufs)})
+    device = (params + fbufs)[0].device if params + fbufs else torch.device("cpu")
 
     start_buffers = [b.detach().clone() for b in model.buffers()]
     dropouts = [(m, m.seed, m.calls) for m in model.modules() if isinstance(m, Dropout)]
     sizes = [p.numel() for p in params]
     ng, nb = sum(sizes), sum(b.numel() for b in fbufs)
     # one row per shard: gradients, float buffers, the loss, a 0/1 flag per parameter
-    local = torch.zeros((len(mine), ng + nb + 1 + len(params)), dtype=dtype)
+    local = torch.zeros((len(mine), ng + nb + 1 + len(params)), dtype=dtype, device=device)
     after = None
     for row, (s, rows) in enumerate(mine):
         with torch.no_grad():
@@ -179,9 +179,9 @@ def data_parallel_backward(model, loss_fn, batch, *, shards, order="sequential",
         m.seed = seed
 
     full = _exchange(local, group, backend, world)
-    total = torch.from_numpy(np.ascontiguousarray(
-        reproblas.sum(full[:, :ng + nb + 1].numpy(), axis=0, order=order)))
-    mean = total / shards  # one rounding per element
+    total = tensor(reproblas.sum(array(full[:, :ng + nb + 1], "gradients", routine), axis=0,
+                                 order=order))
+    mean = _device.div(total, shards)  # one rounding per element
     grads = mean[:ng] if reduction == "mean" else total[:ng]
     reached = full[:, ng + nb + 1:].amax(0)
     with torch.no_grad():

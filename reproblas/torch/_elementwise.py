@@ -1,8 +1,9 @@
 """The seven crlibm_py functions as differentiable tensor operations (docs/contract.md §5.7).
 
-Forward: the crlibm kernels through the fused C kernels (``_kernels``). Backward: the
-derivative written in the contract; a first-order backward runs it as one C kernel in the
-library's floating-point environment, a backward that builds a graph (``create_graph=True``)
+Forward: the crlibm kernels through the fused C kernels (``_kernels``), or on a CUDA tensor
+crlibm_py's CUDA kernel (``_device``). Backward: the derivative written in the contract; a
+first-order backward on the CPU runs it as one C kernel in the library's floating-point
+environment, a backward that builds a graph (``create_graph=True``) or runs on a CUDA tensor
 writes it with these functions and PyTorch's IEEE arithmetic, so it is differentiable again.
 Both give the same bits.
 """
@@ -12,7 +13,9 @@ import math
 import numpy as np
 import torch
 
+import crlibm_py
 
+from . import _device
 from . import _kernels as K
 from ._prims import array, run, tensor
 
@@ -44,15 +47,16 @@ def _np64(name, x):
 def _apply(name, x_t):
     if _reference64[0] and x_t.dtype == torch.float64:
         return tensor(_np64(name, array(x_t, "input", name)))
-    if not K.usable(x_t):  # the kernels' tensors; array() says what else is wrong
-        array(x_t, "input", name, _F32)
+    if not K.usable(x_t) or _device.on_device(x_t):
+        # array() says what is wrong, or gives the device array for crlibm_py's CUDA kernel
+        return tensor(getattr(crlibm_py, name)(array(x_t, "input", name, _F32)))
     return K.map_forward(name, x_t)
 
 
 def _kernel_grad(name, saved, g):
     """The first-order derivative as one C kernel, or None when a graph is being built
     (create_graph=True: the differentiable formula) or the operands do not suit it."""
-    if torch.is_grad_enabled() or not K.usable(saved, g):
+    if torch.is_grad_enabled() or not K.usable(saved, g) or _device.on_device(saved):
         return None
     return K.map_backward(name, saved, g)
 
@@ -103,7 +107,7 @@ def _unary(name):
         array(input, "input", name, _F64 if _reference64[0] else _F32)
         return run(fn, input)
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = (f"Correctly rounded ``{name}`` of a float32 CPU tensor (crlibm_py), "
+    op.__doc__ = (f"Correctly rounded ``{name}`` of a float32 CPU or CUDA tensor (crlibm_py), "
                   f"differentiable to any order (docs/contract.md §5.7).")
     return op
 

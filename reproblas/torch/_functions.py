@@ -1,8 +1,9 @@
 """Autograd functions over reproblas: linear, matmul, conv2d.
 
-Tensors go to NumPy without a copy (``detach().numpy()``), reproblas computes, and the
-result comes back with ``torch.from_numpy``. Every gradient is a reproblas product or
-sum with the terms and order written in docs/torch.md, in the forward's `order`.
+Tensors go to NumPy (CPU) or CuPy (CUDA, through DLPack) without a copy, reproblas computes
+there, and the result comes back as a tensor on the same device. Every gradient is a
+reproblas product or sum with the terms and order written in docs/torch.md, in the
+forward's `order`.
 Each backward is written with these Functions again (and exact views), so derivatives of
 every order exist and are reproducible: a gradient penalty or ``gradgradcheck`` differentiates
 the backward's own reproblas products (docs/contract.md §5.6).
@@ -15,13 +16,16 @@ import torch
 import reproblas
 from reproblas import _core, _validate
 
+from . import _device
 from ._prims import array as _array
 from ._prims import broadcast_shapes, expand, rsum, run
 from ._prims import tensor as _tensor
 
 
 def _check(routine, **tensors):
-    """Each tensor is a CPU float tensor (the bias may be None: absent), all of one dtype."""
+    """Each tensor is a float tensor (the bias may be None: absent), all of one dtype and on
+    one device."""
+    _device.same_device(routine, **tensors)
     for name, t in tensors.items():
         if t is not None or name != "bias":
             _array(t, name, routine)
@@ -88,7 +92,7 @@ def linear(input, weight, bias=None, *, order="sequential"):
     Parameters
     ----------
     input : torch.Tensor
-        ``(..., in_features)``, CPU, float32 or float64.
+        ``(..., in_features)``, CPU or CUDA, float32 or float64.
     weight : torch.Tensor
         ``(out_features, in_features)``, input's dtype.
     bias : torch.Tensor, optional
@@ -171,7 +175,7 @@ def matmul(input, other, *, order="sequential"):
     Parameters
     ----------
     input, other : torch.Tensor
-        CPU tensors of one dtype (float32 or float64), at least 1-D.
+        CPU or CUDA tensors of one dtype (float32 or float64), at least 1-D.
     order : {'sequential', 'pairwise'}
         Summation order of every sum, forward and backward.
 
@@ -279,7 +283,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     Parameters
     ----------
     input : torch.Tensor
-        ``(N, C, H, W)`` or ``(C, H, W)``, CPU, float32 or float64.
+        ``(N, C, H, W)`` or ``(C, H, W)``, CPU or CUDA, float32 or float64.
     weight : torch.Tensor
         ``(K, C/groups, R, S)``, input's dtype.
     bias : torch.Tensor, optional

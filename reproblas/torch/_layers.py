@@ -11,6 +11,7 @@ import torch
 
 from reproblas import _core, _validate
 
+from . import _device
 from . import _elementwise as E
 from . import _kernels as K
 from . import _nn
@@ -86,6 +87,11 @@ class _BatchNormTrain(torch.autograd.Function):
         return dx, dw, db, None, None, None, None
 
 
+def _batch_norm_graph(x, weight, bias, dims, n, eps, order):
+    return _affine(_nn._layer_norm_graph(x, dims, n, None, None, eps, order), weight, bias,
+                   order)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5, *, order="sequential"):
     """``torch.nn.functional.batch_norm`` as the graph of docs/contract.md §5.7: two-pass
@@ -125,11 +131,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if kernel:
             y, mu, s = run(_BatchNormTrain, input, weight, bias, dims, n, eps, order)
             weight = bias = None  # applied by the kernel
+        elif _device.fused(input, weight, bias) and input.numel() > 0:
+            with torch.no_grad():  # the statistics; y one node, as _BatchNormTrain's
+                mu = _device.div(rsum(input, dims, True, order), n)
+                d = input - expand(mu, input.shape, order)
+                s = rsum(d * d, dims, True, order)
+            y = _device.node(_batch_norm_graph, input, weight, bias, dims, n, eps, order)
+            weight = bias = None
         else:
-            mu = rsum(input, dims, True, order) / n
+            mu = _device.div(rsum(input, dims, True, order), n)
             d = input - expand(mu, input.shape, order)
             s = rsum(d * d, dims, True, order)
-            y = d * expand(E.rsqrt(s / n + eps), input.shape, order)
+            y = d * expand(E.rsqrt(_device.div(s, n) + eps), input.shape, order)
         buffers = running_mean is not None or running_var is not None
         if buffers and not (kernel and K.batch_norm_running(mu, s, running_mean, running_var,
                                                             momentum, n)):
@@ -138,7 +151,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 if running_mean is not None:
                     running_mean.copy_(running_mean * keep + mu.reshape(c) * momentum)
                 if running_var is not None:
-                    running_var.copy_(running_var * keep + (s.reshape(c) / (n - 1.0)) * momentum)
+                    v = _device.div(s.reshape(c), n - 1.0)
+                    running_var.copy_(running_var * keep + v * momentum)
     else:
         if running_mean is None or running_var is None:
             raise ValueError("reproblas.torch.batch_norm: evaluation needs running_mean and "
@@ -175,7 +189,7 @@ def _window_sums(x, kernel, stride, padding, order):
         v = x[..., :p * kh, :q * kw].reshape(lead + (p, kh, q, kw))
         return rsum(v, (v.ndim - 3, v.ndim - 1), False, order)
     c = x.shape[-3]
-    ones = torch.ones((c, 1) + kernel, dtype=x.dtype)
+    ones = torch.ones((c, 1) + kernel, dtype=x.dtype, device=x.device)
     return conv2d(x, ones, None, stride, padding, 1, c, order=order)
 
 
@@ -200,11 +214,11 @@ def _avg_pool(input, kernel, stride, padding, count_include_pad, divisor_overrid
     """avg_pool2d on checked arguments (pairs of ints)."""
     total = _window_sums(input, kernel, stride, padding, order)
     if divisor_override is not None:
-        return total / float(divisor_override)
+        return _device.div(total, float(divisor_override))
     if count_include_pad or padding == (0, 0):
-        return total / float(kernel[0] * kernel[1])
+        return _device.div(total, float(kernel[0] * kernel[1]))
     h, w = input.shape[-2:]
-    return total / _window_counts(h, w, kernel, stride, padding, input.dtype)
+    return total / _window_counts(h, w, kernel, stride, padding, input.dtype).to(input.device)
 
 
 def adaptive_avg_pool2d(input, output_size, *, order="sequential"):
@@ -245,6 +259,10 @@ def _scatter_plane(g, idx, shape):
     """Each (n, c) plane: the sum, sequential from +0, of g over the output positions in C
     order that chose an input position (scatter_add along one row per plane)."""
     planes = math.prod(shape[:-2])
+    if _device.on_device(g):  # the same sums without CUDA's atomic adds
+        flat = idx.reshape(planes, -1) + torch.arange(planes, device=idx.device).unsqueeze(1) * (
+            shape[-2] * shape[-1])
+        return _device.index_add(g.reshape(-1), flat.reshape(-1), math.prod(shape)).reshape(shape)
     src = g.reshape(planes, -1)
     out = torch.zeros(planes, shape[-2] * shape[-1], dtype=g.dtype)
     return out.scatter_add(1, idx.reshape(planes, -1), src).reshape(shape)
@@ -282,6 +300,8 @@ class _Embedding(torch.autograd.Function):
         src = g.reshape(flat.numel(), g.shape[-1])
         if ctx.padding_idx is not None:
             src = torch.where((flat != ctx.padding_idx).unsqueeze(1), src, 0.0)
+        if _device.on_device(g):  # the same sums without CUDA's atomic adds
+            return _device.index_add(src, flat, ctx.rows), None, None
         out = torch.zeros(ctx.rows, g.shape[-1], dtype=g.dtype)
         return out.index_add(0, flat, src), None, None
 
@@ -293,9 +313,7 @@ def embedding(input, weight, padding_idx=None):
     if not isinstance(input, torch.Tensor) or input.dtype not in (torch.int32, torch.int64):
         raise TypeError("reproblas.torch.embedding: input must be an integer tensor of "
                         "indices (int32 or int64)")
-    if input.device.type != "cpu":
-        raise ValueError(f"reproblas.torch.embedding: input is on {input.device}; "
-                         f"reproblas.torch computes on the CPU: move it with .cpu()")
+    _device.same_device("embedding", input=input, weight=weight)
     if weight.ndim != 2:
         raise ValueError(f"reproblas.torch.embedding: weight must be 2-D, got shape "
                          f"{tuple(weight.shape)}")
@@ -339,18 +357,20 @@ def dropout(input, p=0.5, training=True, *, seed, offset=0):
     if not training or p == 0.0:
         return input
     if p == 1.0:  # every element dropped (the scale would be infinite)
-        return torch.where(torch.zeros(input.shape, dtype=torch.bool), input, 0.0)
-    keep = dropout_mask(tuple(input.shape), p, seed, offset)
+        return torch.where(torch.zeros(input.shape, dtype=torch.bool, device=input.device),
+                           input, 0.0)
+    keep = dropout_mask(tuple(input.shape), p, seed, offset).to(input.device)
     return torch.where(keep, input * (1.0 / (1.0 - p)), 0.0)
 
 
 # ---- attention ----
 
-def _attention_fits(query, key, value, attn_mask):
+def _attention_fits(query, key, value, attn_mask, usable=None):
     """Whether _Attention takes these: float32 q, k, v of one batch shape (no broadcast, no
     empty axis) and a mask that is absent, boolean, or a float32 tensor without a gradient,
-    broadcasting to the scores without growing them."""
-    if (not K.usable(query, key, value) or query.ndim < 3 or key.shape[:-2] != query.shape[:-2]
+    broadcasting to the scores without growing them (usable: K.usable)."""
+    usable = usable or K.usable
+    if (not usable(query, key, value) or query.ndim < 3 or key.shape[:-2] != query.shape[:-2]
             or value.shape[:-2] != query.shape[:-2] or key.shape[-1] != query.shape[-1]
             or value.shape[-2] != key.shape[-2] or 0 in query.shape or 0 in key.shape
             or 0 in value.shape):
@@ -358,7 +378,7 @@ def _attention_fits(query, key, value, attn_mask):
     if attn_mask is None:
         return True
     if not isinstance(attn_mask, torch.Tensor) or (attn_mask.dtype != torch.bool and (
-            not K.usable(attn_mask) or attn_mask.requires_grad)):
+            not usable(attn_mask) or attn_mask.requires_grad)):
         return False
     scores = query.shape[:-1] + key.shape[-2:-1]
     try:
@@ -373,7 +393,7 @@ def _attention_graph(query, key, value, attn_mask, is_causal, scale, order):
     s = matmul(query, key.transpose(-2, -1), order=order) * E._const(scale, query)
     lq, lk = s.shape[-2], s.shape[-1]
     if is_causal:
-        attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
+        attn_mask = torch.ones(lq, lk, dtype=torch.bool, device=s.device).tril()
     if attn_mask is not None:
         if not isinstance(attn_mask, torch.Tensor):
             raise TypeError("reproblas.torch.scaled_dot_product_attention: attn_mask must be "
@@ -475,6 +495,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         scale = 1.0 / math.sqrt(e)
     if _attention_fits(query, key, value, attn_mask):
         return run(_Attention, query, key, value, attn_mask, is_causal, scale, order)
+    if _device.on_device(query) and _attention_fits(query, key, value, attn_mask, _device.fused):
+        return _device.node(_attention_graph, query, key, value, attn_mask, is_causal, scale,
+                            order)  # one node, as _Attention on the CPU
     return _attention_graph(query, key, value, attn_mask, is_causal, scale, order)
 
 
@@ -564,8 +587,9 @@ def rotary_cos_sin(positions, dim, base=10000.0):
         raise ValueError("reproblas.torch.rotary_cos_sin: positions must be below 2^24 (exact "
                          "in float32)")
     half = dim // 2
-    expo = -(torch.arange(half, dtype=torch.float32) * 2.0) / float(dim)
-    freq = E.exp(E.log(torch.tensor(float(np.float32(base)))) * expo)
+    dev = positions.device
+    expo = _device.div(-(torch.arange(half, dtype=torch.float32, device=dev) * 2.0), float(dim))
+    freq = E.exp(E.log(torch.tensor(float(np.float32(base)), device=dev)) * expo)
     angle = positions.reshape(-1, 1).to(torch.float32) * freq.reshape(1, half)
     angle = torch.cat([angle, angle], dim=1)
     return E.cos(angle), E.sin(angle)

@@ -344,7 +344,8 @@ class MultiheadAttention(_Converted, torch.nn.MultiheadAttention):
             return linear(t, w, b, order=o).reshape(length, n, h, dh).permute(1, 2, 0, 3)
 
         q, k, v = heads(query, wq, bq, tgt), heads(key, wk, bk, src), heads(value, wv, bv, src)
-        mask = _mha_mask(attn_mask, key_padding_mask, is_causal, n, h, tgt, src, q.dtype)
+        mask = _mha_mask(attn_mask, key_padding_mask, is_causal, n, h, tgt, src, q.dtype,
+                         q.device)
         scores = _matmul(q, k.transpose(-2, -1), order=o) * _E._const(1.0 / math.sqrt(dh), q)
         if mask is not None:
             scores = (torch.where(mask, -math.inf, scores) if mask.dtype == torch.bool
@@ -371,10 +372,10 @@ def _mha_problem(module):
     return None
 
 
-def _mha_mask(attn_mask, key_padding_mask, is_causal, n, h, tgt, src, dtype):
+def _mha_mask(attn_mask, key_padding_mask, is_causal, n, h, tgt, src, dtype, device=None):
     """One mask broadcastable to (n, h, tgt, src): bool (True = masked) or float (added)."""
     if is_causal and attn_mask is None:
-        attn_mask = torch.ones(tgt, src, dtype=torch.bool).triu(1)
+        attn_mask = torch.ones(tgt, src, dtype=torch.bool, device=device).triu(1)
     masks = []
     if attn_mask is not None:
         m = attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(n, h, tgt, src)

@@ -17,6 +17,7 @@ import torch
 import reproblas
 from reproblas import _validate
 
+from . import _device
 from . import _elementwise as E
 from . import _kernels as K
 from ._prims import array, broadcast_shapes, dims_of, expand, rsum, run, tensor
@@ -42,6 +43,7 @@ def _reduction(reduction, routine):
 
 
 def _same_dtype(routine, **tensors):
+    _device.same_device(routine, **tensors)
     kinds = {k: v.dtype for k, v in tensors.items() if v is not None}
     if len(set(kinds.values())) > 1:
         desc = ", ".join(f"{k} is {v}" for k, v in kinds.items())
@@ -112,6 +114,8 @@ class _Activation(torch.autograd.Function):
 def _activation(name, input):
     if K.usable(input):
         return run(_Activation, input, name)
+    if _device.fused(input):  # one node, as the kernel's on the CPU
+        return _device.node(_GRAPHS[name], input)
     return _GRAPHS[name](input)
 
 
@@ -161,7 +165,8 @@ def mean(input, dim=None, keepdim=False, *, order="sequential"):
     """``Σ_D x ⊘ n``."""
     _check(input, "input", "mean")
     dims = dims_of(dim, input.ndim, "mean")
-    return rsum(input, dims, keepdim, _order(order, "mean")) / _count(input.shape, dims)
+    total = rsum(input, dims, keepdim, _order(order, "mean"))
+    return _device.div(total, _count(input.shape, dims))
 
 
 def var(input, dim=None, *, correction=1, keepdim=False, order="sequential"):
@@ -170,9 +175,9 @@ def var(input, dim=None, *, correction=1, keepdim=False, order="sequential"):
     order = _order(order, "var")
     dims = dims_of(dim, input.ndim, "var")
     n = _count(input.shape, dims)
-    mu = rsum(input, dims, True, order) / n
+    mu = _device.div(rsum(input, dims, True, order), n)
     d = input - expand(mu, input.shape, order)
-    return rsum(d * d, dims, keepdim, order) / max(0.0, n - correction)
+    return _device.div(rsum(d * d, dims, keepdim, order), max(0.0, n - correction))
 
 
 # ---- softmax family ----
@@ -296,7 +301,7 @@ def logsumexp(input, dim, keepdim=False, *, order="sequential"):
     if _empty_dim(input, dims):
         shape = [1 if i in dims else n for i, n in enumerate(input.shape)] if keepdim else \
             [n for i, n in enumerate(input.shape) if i not in dims]
-        return torch.full(shape, -math.inf, dtype=input.dtype)
+        return torch.full(shape, -math.inf, dtype=input.dtype, device=input.device)
     return run(_LogSumExp, input, dims, bool(keepdim), order)
 
 
@@ -325,9 +330,9 @@ def _norm_dims(input, normalized_shape, routine, **params):
 
 
 def _layer_norm_graph(input, dims, n, weight, bias, eps, order):
-    mu = rsum(input, dims, True, order) / n
+    mu = _device.div(rsum(input, dims, True, order), n)
     d = input - expand(mu, input.shape, order)
-    r = E.rsqrt(rsum(d * d, dims, True, order) / n + eps)
+    r = E.rsqrt(_device.div(rsum(d * d, dims, True, order), n) + eps)
     y = d * expand(r, input.shape, order)
     if weight is not None:
         y = y * expand(weight, input.shape, order)
@@ -337,7 +342,7 @@ def _layer_norm_graph(input, dims, n, weight, bias, eps, order):
 
 
 def _rms_norm_graph(input, dims, n, weight, bias, eps, order):
-    r = E.rsqrt(rsum(input * input, dims, True, order) / n + eps)
+    r = E.rsqrt(_device.div(rsum(input * input, dims, True, order), n) + eps)
     y = input * expand(r, input.shape, order)
     if weight is not None:
         y = y * expand(weight, input.shape, order)
@@ -388,6 +393,8 @@ def _norm(rms, input, dims, n, weight, bias, eps, order):
     if K.usable(input, weight, bias) and input.numel() > 0:
         return run(_Norm, input, weight, bias, dims, n, eps, order, rms)
     graph = _rms_norm_graph if rms else _layer_norm_graph
+    if _device.fused(input, weight, bias) and input.numel() > 0:  # one node, as on the CPU
+        return _device.node(graph, input, dims, n, weight, bias, eps, order)
     return graph(input, dims, n, weight, bias, eps, order)
 
 
@@ -417,7 +424,7 @@ def _reduce(loss, reduction, order, denominator=None):
     total = rsum(loss, None, False, order)
     if reduction == "sum":
         return total
-    return total / (float(loss.numel()) if denominator is None else denominator)
+    return _device.div(total, float(loss.numel()) if denominator is None else denominator)
 
 
 def mse_loss(input, target, reduction="mean", *, order="sequential"):
@@ -441,9 +448,7 @@ def _index_target(input, target, routine):
     if not isinstance(target, torch.Tensor):
         raise TypeError(f"reproblas.torch.{routine}: target must be a torch.Tensor, got "
                         f"{type(target).__name__}")
-    if target.device.type != "cpu":
-        raise ValueError(f"reproblas.torch.{routine}: target is on {target.device}; "
-                         f"reproblas.torch computes on the CPU: move it with .cpu()")
+    _device.same_device(routine, input=input, target=target)
     if target.dtype.is_floating_point or target.dtype.is_complex or target.dtype == torch.bool:
         raise TypeError(f"reproblas.torch.{routine}: target must hold class indices (an "
                         f"integer tensor), got {target.dtype}")
@@ -483,7 +488,8 @@ def _class_targets(input, target, weight, ignore_index, routine):
 
 def _nll(input, target, weight, ignore_index, reduction, order, routine):
     cd, valid, safe, wt = _class_targets(input, target, weight, ignore_index, routine)
-    picked = torch.gather(input, cd, safe.unsqueeze(cd)).squeeze(cd)
+    gather = _device.gather if _device.on_device(input) else torch.gather  # no atomic adds
+    picked = gather(input, cd, safe.unsqueeze(cd)).squeeze(cd)
     loss = torch.where(valid, -(picked if wt is None else wt * picked), 0.0)
     denom = None
     if reduction == "mean":
@@ -537,6 +543,11 @@ class _CrossEntropy(torch.autograd.Function):
                 None, None, None, None)
 
 
+def _cross_entropy_graph(input, target, ignore_index, reduction, order):
+    return _nll(log_softmax(input, 1, order=order), target, None, ignore_index, reduction, order,
+                "cross_entropy")[0]
+
+
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0, *, order="sequential"):
     """``nll_loss(log_softmax(input, class axis), target)`` with PyTorch's label smoothing
@@ -556,6 +567,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
             not target.dtype.is_floating_point and isinstance(ignore_index, int) and
             -2**63 <= ignore_index < 2**63):
         return run(_CrossEntropy, input, target, ignore_index, reduction, order)
+    if (input.ndim == 2 and weight is None and eps == 0.0 and _device.fused(input) and
+            input.numel() > 0 and isinstance(target, torch.Tensor) and
+            not target.dtype.is_floating_point):  # one node, as _CrossEntropy on the CPU
+        return _device.node(_cross_entropy_graph, input, target, ignore_index, reduction, order)
     cd = 0 if input.ndim == 1 else 1
     c = input.shape[cd]
     lp = log_softmax(input, cd, order=order)

@@ -17,14 +17,17 @@ import torch
 import reproblas
 from reproblas import _validate
 
+from . import _device
 from . import _kernels as K
-from ._prims import array
+from ._prims import array, tensor
 
 
 def _sqrt(t):
     """The correctly rounded square root (NumPy's, the IEEE operation: PyTorch's vectorised
     float32 sqrt is not always correctly rounded, so its bits could depend on where a SIMD
-    block ends)."""
+    block ends); on a CUDA tensor CuPy's (_device)."""
+    if _device.on_device(t):
+        return _device.sqrt(t)
     return torch.from_numpy(np.sqrt(t.numpy()))
 
 
@@ -162,7 +165,7 @@ class _AdamBase(torch.optim.Optimizer):
                 if group["amsgrad"]:
                     v = torch.maximum(state["max_exp_avg_sq"], v)
                     state["max_exp_avg_sq"] = v
-                denom = _sqrt(v) / bc2_sqrt + eps
+                denom = _device.div(_sqrt(v), bc2_sqrt) + eps
                 p.copy_(p - (m / denom) * step_size)
         return loss
 
@@ -207,16 +210,22 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, *, order="sequential"):
     if len({g.dtype for g in grads}) > 1:
         raise TypeError("reproblas.torch.clip_grad_norm_: the gradients have mixed dtypes")
     dtype = grads[0].dtype
-    if norm_type == 2.0:
+    _device.same_device("clip_grad_norm_", **{f"gradient {i}": g for i, g in enumerate(grads)})
+    if norm_type == 2.0 and _device.on_device(grads[0]):  # one device array (an exact copy)
+        flat = array(torch.cat([g.detach().reshape(-1) for g in grads]), "gradient",
+                     "clip_grad_norm_")
+        total = tensor(reproblas.nrm2(flat, order))
+    elif norm_type == 2.0:
         flat = np.concatenate([array(g, "gradient", "clip_grad_norm_").ravel() for g in grads])
         total = torch.tensor(reproblas.nrm2(flat, order), dtype=dtype)
     elif norm_type == math.inf:
         total = torch.stack([g.detach().abs().amax() if g.numel() else
-                             torch.zeros((), dtype=dtype) for g in grads]).amax()
+                             torch.zeros((), dtype=dtype, device=g.device) for g in grads]).amax()
     else:
         raise ValueError(f"reproblas.torch.clip_grad_norm_: norm_type must be 2 or inf, got "
                          f"{norm_type!r}")
-    coef = torch.clamp(torch.tensor(max_norm, dtype=dtype) / (total + 1e-6), max=1.0)
+    coef = torch.clamp(torch.tensor(max_norm, dtype=dtype, device=total.device) / (total + 1e-6),
+                       max=1.0)
     with torch.no_grad():
         for g in grads:
             g.copy_(g * coef)

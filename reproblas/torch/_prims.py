@@ -9,8 +9,11 @@ bits may depend on the thread count).
 """
 import numpy as np
 import torch
+from repro_runtime import cuda as rt_cuda
 
 import reproblas
+
+from . import _device
 
 _DTYPES = (torch.float32, torch.float64)
 
@@ -41,13 +44,11 @@ def run(fn, *args):
 
 
 def array(t, name, routine, dtypes=_DTYPES):
-    """A CPU float tensor as a NumPy array sharing its memory."""
+    """A float tensor as an array sharing its memory: NumPy for a CPU tensor, CuPy for a CUDA
+    tensor (_device)."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"reproblas.torch.{routine}: {name} must be a torch.Tensor, got "
                         f"{type(t).__name__}")
-    if t.device.type != "cpu":
-        raise ValueError(f"reproblas.torch.{routine}: {name} is on {t.device}; reproblas.torch "
-                         f"computes on the CPU: move it with .cpu()")
     if t.layout != torch.strided:
         raise TypeError(f"reproblas.torch.{routine}: {name} has layout {t.layout}; pass a "
                         f"dense tensor (.to_dense())")
@@ -58,6 +59,11 @@ def array(t, name, routine, dtypes=_DTYPES):
                         f"(.float() or .double())")
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
+    if _device.on_device(t):
+        return _device.to_array(t, name, routine)
+    if not t.is_cpu:
+        raise ValueError(f"reproblas.torch.{routine}: {name} is on {t.device}; reproblas.torch "
+                         f"computes on CPU and CUDA tensors: move it with .cpu() or .cuda()")
     return t.detach().numpy()
 
 
@@ -79,7 +85,10 @@ def broadcast_shapes(*shapes):
 
 
 def tensor(a):
-    """A C-ordered tensor of a's values; 0-d stays 0-d (np.ascontiguousarray makes it 1-D)."""
+    """A C-ordered tensor of a's values; 0-d stays 0-d (np.ascontiguousarray makes it 1-D).
+    A device array (a result of the CUDA kernels) becomes a tensor on its device."""
+    if type(a) is not np.ndarray and rt_cuda.is_device_array(a):
+        return _device.to_tensor(a)
     a = np.asarray(a)
     return torch.from_numpy(a if a.flags.c_contiguous else np.ascontiguousarray(a))
 
@@ -106,6 +115,11 @@ def dims_of(dim, ndim, routine):
     return tuple(sorted(out))
 
 
+def _ones(x, n):
+    """n ones of x's dtype where x lives (np.ones_like dispatches to CuPy for its arrays)."""
+    return np.ones(n, x.dtype) if type(x) is np.ndarray else np.ones_like(x, shape=(n,))
+
+
 def _ones_sum(x, dims, keepdim, order):
     """reproblas.sum over `dims` as one product with a vector of ones: each result the ordered
     sum of its slice's terms t·1 = t (exact products), in C index order over `dims`, so the
@@ -120,10 +134,11 @@ def _ones_sum(x, dims, keepdim, order):
     kept = tuple(x.shape[i] for i in kept_axes)
     m = int(np.prod(kept))
     if dims == tuple(range(k)):  # xᵀ @ ones: the same terms in the same order as ones @ x
-        s = reproblas.matmul(x.reshape(-1, m).T, np.ones(x.size // m, x.dtype), order=order)
+        s = reproblas.matmul(x.reshape(-1, m).T, _ones(x, x.size // m), order=order)
     else:
-        a = np.ascontiguousarray(x.transpose(kept_axes + list(dims))).reshape(m, -1)
-        s = reproblas.matmul(a, np.ones(a.shape[1], x.dtype), order=order)
+        moved = x.transpose(kept_axes + list(dims))  # a device array: copy() (C order)
+        a = (np.ascontiguousarray(moved) if type(x) is np.ndarray else moved.copy()).reshape(m, -1)
+        s = reproblas.matmul(a, _ones(x, a.shape[1]), order=order)
     shape = tuple(1 if i in dims else n for i, n in enumerate(x.shape)) if keepdim else kept
     return s.reshape(shape)
 

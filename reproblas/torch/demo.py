@@ -5,8 +5,9 @@ average pooling, a linear head, cross-entropy, SGD with momentum) is trained on 
 bundled 8×8 digits (``sklearn.datasets.load_digits``) with ``reproblas.torch`` and
 ``data_parallel_backward`` over a fixed number of virtual shards (docs/contract.md §5.8). It is
 trained again on every CPU path this machine has (``REPROBLAS_ISA``, ``CRLIBM_ISA``), on 1, 2
-and 3 threads (``REPROBLAS_NUM_THREADS`` and PyTorch's own), and in 2 processes (Gloo); the
-SHA-256 of the trained weights must be one. The same model unconverted, trained with stock
+and 3 threads (``REPROBLAS_NUM_THREADS`` and PyTorch's own), in 2 processes (Gloo), and, with
+a CUDA device and CuPy, on CUDA tensors (reproblas's CUDA kernels); the SHA-256 of the
+trained weights must be one. The same model unconverted, trained with stock
 PyTorch from the same initial weights, gives the accuracy to compare with.
 
 Needs PyTorch and scikit-learn (``pip install 'crlibm-py[torch]' scikit-learn``).
@@ -118,15 +119,17 @@ def bench_steps(library, batch=64):
     return {"train": train_step, "infer": infer}
 
 
-def train(data, steps, batch, shards, group=None):
-    """The converted model trained with data_parallel_backward; returns it."""
-    x, y = data[0], data[1]
-    model = _modules.convert(initial_model())
+def train(data, steps, batch, shards, group=None, device=None):
+    """The converted model trained with data_parallel_backward (on `device`: None for the
+    CPU, a CUDA device for reproblas's CUDA kernels); returns it."""
+    x, y = data[0].to(device), data[1].to(device)
+    model = _modules.convert(initial_model()).to(device)
     loss_fn = _modules.CrossEntropyLoss()
     opt = SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
     model.train()
     for rows in batches(len(x), batch, steps):
         opt.zero_grad()
+        rows = rows.to(x.device)
         data_parallel_backward(model, lambda a, b: loss_fn(model(a), b), (x[rows], y[rows]),
                                shards=shards, group=group)
         opt.step()
@@ -151,7 +154,7 @@ def digest(model):
     h = hashlib.sha256()
     for name, t in model.state_dict().items():
         h.update(name.encode())
-        h.update(t.detach().contiguous().numpy().tobytes())
+        h.update(t.detach().cpu().contiguous().numpy().tobytes())
     return h.hexdigest()
 
 
@@ -213,13 +216,20 @@ def spawn_ranks(worker, world, args, timeout=TIMEOUT):
 
 
 def cuda_reason():
-    """Why the CUDA configuration does not run (None if it could)."""
+    """Why the CUDA configuration does not run (None if it can: a CUDA device and CuPy,
+    through which reproblas.torch reaches reproblas's CUDA kernels)."""
     if not torch.cuda.is_available():
-        return ("this PyTorch has no CUDA device, and reproblas.torch computes on the CPU "
-                "only (a CUDA tensor is a ValueError), so there is no CUDA run to compare")
-    return ("reproblas.torch refuses CUDA tensors (a ValueError that says to call .cpu()): "
-            "its layers compute on the CPU; reproblas's CUDA kernels are reached from CuPy "
-            "arrays, not from PyTorch")
+        return "this PyTorch has no CUDA device (a CUDA build of PyTorch and a GPU are needed)"
+    try:
+        import cupy
+    except ImportError:
+        return ("CuPy is not installed; reproblas.torch runs CUDA tensors on reproblas's CUDA "
+                "kernels through it: pip install cupy-cuda12x")
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # a driver or runtime CuPy cannot use
+        return f"CuPy finds no usable CUDA device ({exc})"
+    return None
 
 
 def configurations():
@@ -272,7 +282,14 @@ def run_digits(steps=300, batch=64, shards=2, processes=2, stock=True):
             found[f"{label}, rank {rank}"] = got[rank]
         print(f"{label:48} {got[0][:24]} {time.perf_counter() - start:7.1f}"
               f"{'' if len(set(got.values())) == 1 else '  (ranks differ!)'}")
-    note(f"CUDA: not run: {cuda_reason()}.")
+    reason = cuda_reason()
+    if reason is None:  # the same training on CUDA tensors: reproblas's CUDA kernels
+        start = time.perf_counter()
+        label = f"CUDA ({torch.cuda.get_device_name()})"[:48]
+        found[label] = digest(train(data, steps, batch, shards, device=torch.device("cuda")))
+        print(f"{label:48} {found[label][:24]} {time.perf_counter() - start:7.1f}")
+    else:
+        note(f"CUDA: not run: {reason}.")
     distinct = set(found.values())
     print(f"\n{len(distinct)} distinct result{'s' * (len(distinct) > 1)} over "
           f"{len(found)} runs")
@@ -291,8 +308,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m reproblas.torch.demo",
         description="Trains a small ResNet on load_digits with reproblas.torch on every CPU "
-                    "path, 1-3 threads and 2 processes, and checks that the trained weights "
-                    "are the same bits in each.")
+                    "path, 1-3 threads, 2 processes and CUDA (with a GPU and CuPy), and checks "
+                    "that the trained weights are the same bits in each.")
     parser.add_argument("--steps", type=int, default=300, help="SGD steps (default 300)")
     parser.add_argument("--batch", type=int, default=64, help="images per step (default 64)")
     parser.add_argument("--shards", type=int, default=2,

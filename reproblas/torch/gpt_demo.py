@@ -222,7 +222,7 @@ def bench_steps(library, batch=8, ctx=32):
 def digest(*tensors):
     h = hashlib.sha256()
     for t in tensors:
-        h.update(t.detach().contiguous().numpy().tobytes())
+        h.update(t.detach().cpu().contiguous().numpy().tobytes())
     return h.hexdigest()[:16]
 
 
