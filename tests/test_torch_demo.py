@@ -61,49 +61,5 @@ def test_bad_arguments():
         demo.main(["--steps", "0"])
 
 
-def test_digits_training_on_the_emulated_cuda_kernels(monkeypatch):
-    """Without a GPU the demo has no CUDA run (tests/test_torch_cuda_route.py sends whole ops
-    down the CUDA tensors' route on the emulation). Checked here: every reproblas routine under
-    a (reduced) training run of the demo's network -- convolutions
-    and their gradients, gemm, the shard sums -- computed by the CUDA kernels on the host
-    emulation gives the CPU's weights, bit for bit (crlibm_py and the fused reproblas.torch
-    kernels stay on the CPU)."""
-    from cuda_support import EmuDevice
-    from repro_runtime import cuda as rt_cuda
-
-    import reproblas.torch as rt
-    from reproblas import _backend, _cuda
-
-    x, y, _, _ = demo.load()
-
-    def run():
-        torch.manual_seed(0)
-        model = rt.convert(demo.ResNet(channels=2))
-        loss_fn = rt.CrossEntropyLoss()
-        opt = rt.SGD(model.parameters(), lr=0.1, momentum=0.9)
-        for i in range(2):
-            opt.zero_grad()
-            rows = slice(4 * i, 4 * i + 4)
-            rt.data_parallel_backward(model, lambda a, b: loss_fn(model(a), b),
-                                      (x[rows], y[rows]), shards=2)
-            opt.step()
-        return demo.digest(model)
-
-    want = run()
-    emu = EmuDevice()
-    monkeypatch.setattr(rt_cuda, "_device", [emu])
-    launched = []
-
-    def on_the_device(*arrays):
-        launched.append(1)
-        return _cuda.CudaBackend(emu)
-
-    monkeypatch.setattr(_backend, "select", on_the_device)
-    got = run()
-    monkeypatch.undo()
-    # the reproblas routines of the steps that go through the backend (convolutions, sums,
-    # most products) went to the emulated device; the fused torch kernels (softmax, norms,
-    # activations, optimizer) and the small-call fast paths (plain 2-D and batched products,
-    # linear with a bias) take CPU arrays only
-    assert len(launched) > 30
-    assert got == want
+# The demo network's training on the emulated CUDA kernels, every reproblas and crlibm_py
+# call on the device: tests/test_torch_cuda_route.py (test_demo_cnn_training_on_the_device_route).
