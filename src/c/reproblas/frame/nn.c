@@ -202,36 +202,48 @@ static int softmax_block(const rows_job *j, int64_t r0, int64_t c, float *buf, f
   }
 }
 
-/* The norm of c contiguous rows x into y (y may not alias x), stats at srow (3 per row). */
-static int norm_rows(const rows_job *j, const float *x, float *y, float *srow, int64_t c,
-                     float *buf, float *s, float *t) {
+/* The statistics of the norm of c contiguous rows x (nn.h): layer_norm's mu in s and
+ * d = x ⊖ mu written to dbuf (which may be x), r in t, and srow (NULL, or 3 floats per row)
+ * = (mu, r, Σ (d ⊗ d)) ((+0, r, Σ (x ⊗ x)) for rms_norm). *d (d not NULL): d's rows (x for
+ * rms_norm). */
+static int norm_stats(const rows_job *j, const float *x, float *dbuf, float *srow, int64_t c,
+                      float *buf, float *s, float *t, const float **d) {
   const rb_nn_kernels *k = j->k;
   const int64_t n = j->n;
   const float nf = (float)n;
-  const float *d = x;
   int rc = 0;
+  const float *dd = x;
   if (!j->rms) {
     rc |= block_sums(j, x, c, s);
     for (int64_t i = 0; i < c; ++i) {
       s[i] = s[i] / nf; /* mu */
-      k->sub_s(x + i * n, s[i], y + i * n, n);
+      k->sub_s(x + i * n, s[i], dbuf + i * n, n);
     }
-    d = y;
+    dd = dbuf;
   }
-  k->mul(d, d, buf, c * n);
+  if (d) *d = dd;
+  k->mul(dd, dd, buf, c * n);
   rc |= block_sums(j, buf, c, t);
   for (int64_t i = 0; i < c; ++i) {
     if (srow) srow[3 * i + 2] = t[i];
     t[i] = t[i] / nf + j->eps;
   }
   j->cr.f[CR_FN_ID_rsqrt](t, t, (size_t)c);
-  for (int64_t i = 0; i < c; ++i) {
-    k->scale_affine(d + i * n, t[i], j->w, j->rms ? NULL : j->b, y + i * n, n);
-    if (srow) {
+  if (srow)
+    for (int64_t i = 0; i < c; ++i) {
       srow[3 * i] = j->rms ? 0.0f : s[i];
       srow[3 * i + 1] = t[i];
     }
-  }
+  return rc;
+}
+
+/* The norm of c contiguous rows x into y (y may not alias x), stats at srow (3 per row). */
+static int norm_rows(const rows_job *j, const float *x, float *y, float *srow, int64_t c,
+                     float *buf, float *s, float *t) {
+  const float *d;
+  const int rc = norm_stats(j, x, y, srow, c, buf, s, t, &d);
+  for (int64_t i = 0; i < c; ++i)
+    j->k->scale_affine(d + i * j->n, t[i], j->w, j->rms ? NULL : j->b, y + i * j->n, j->n);
   return rc;
 }
 
@@ -316,30 +328,14 @@ static void bn_gather(const rows_job *j, const float *src, int64_t ch0, int64_t 
  * is written from x to y run by run in NCHW (the same operations as through d, without a
  * block for y and its scatter). */
 static int bn_block(const rows_job *j, int64_t ch0, int64_t c, float *buf, float *s, float *t) {
-  const rb_nn_kernels *k = j->k;
-  const int64_t n = j->n;
-  const float nf = (float)n;
-  float *xb = buf + c * n, *srow = j->stats + 3 * ch0;
+  float *xb = buf + c * j->n;
   bn_gather(j, j->x, ch0, c, xb);
-  int rc = block_sums(j, xb, c, s);
+  const int rc = norm_stats(j, xb, xb, j->stats + 3 * ch0, c, buf, s, t, NULL); /* d in place */
   for (int64_t i = 0; i < c; ++i) {
-    s[i] = s[i] / nf; /* mu */
-    k->sub_s(xb + i * n, s[i], xb + i * n, n);
-  }
-  k->mul(xb, xb, buf, c * n);
-  rc |= block_sums(j, buf, c, t);
-  for (int64_t i = 0; i < c; ++i) {
-    srow[3 * i + 2] = t[i];
-    t[i] = t[i] / nf + j->eps;
-  }
-  j->cr.f[CR_FN_ID_rsqrt](t, t, (size_t)c);
-  for (int64_t i = 0; i < c; ++i) {
-    srow[3 * i] = s[i];
-    srow[3 * i + 1] = t[i];
     const float *w = j->rw ? j->rw + ch0 + i : NULL, *b = j->rb ? j->rb + ch0 + i : NULL;
     for (int64_t p = 0; p < j->planes; ++p) {
       const int64_t o = (p * j->channels + ch0 + i) * j->plane;
-      k->channel_affine(j->x + o, s[i], t[i], w, b, j->out + o, j->plane);
+      j->k->channel_affine(j->x + o, s[i], t[i], w, b, j->out + o, j->plane);
     }
   }
   return rc;
@@ -461,18 +457,18 @@ int rb_nn_attention_softmax(int backward, int order, const rb_context *cfg, cons
 
 int rb_nn_cross_entropy(int order, const rb_context *cfg, const float *x, const int64_t *t,
                         int64_t ignore, int reduction, float *lp, float *loss, float *total,
-                        int64_t rows, int64_t n, int64_t *bad) {
-  if (x == NULL || t == NULL || lp == NULL || loss == NULL || bad == NULL || rows < 0 ||
-      n < 1 || reduction < 0 || reduction > 2 || (reduction != 0 && total == NULL))
+                        int64_t rows, int64_t n, int64_t *valid, int64_t *bad) {
+  if (x == NULL || t == NULL || lp == NULL || loss == NULL || valid == NULL || bad == NULL ||
+      rows < 0 || n < 1 || reduction < 0 || reduction > 2 || (reduction != 0 && total == NULL))
     return -1;
-  int64_t valid = 0;
+  *valid = 0;
   for (int64_t i = 0; i < rows; ++i) {
     if (t[i] == ignore) continue;
     if (t[i] < 0 || t[i] >= n) {
       *bad = t[i];
       return -4;
     }
-    ++valid;
+    ++*valid;
   }
   int rc = rb_nn_rows(RB_NN_LOG_SOFTMAX, order, cfg, x, NULL, NULL, lp, rows, n);
   if (rc != 0) return rc;
@@ -482,7 +478,7 @@ int rb_nn_cross_entropy(int order, const rb_context *cfg, const float *x, const 
   rc = rb_sum(RB_F32, order, cfg, loss, rows, total);
   if (rc != 0 || reduction == 1) return rc;
   const cr_fenv_t saved = cr_fenv_enter();
-  *total = *total / cr_round_f32((double)valid);
+  *total = *total / cr_round_f32((double)*valid);
   cr_fenv_leave(saved);
   return 0;
 }
