@@ -1194,7 +1194,7 @@ cdef extern from "nn.h":
                    const float *aux, float *out, int64_t rows, int64_t n) nogil
     int rb_nn_cross_entropy(int order, const rb_context *cfg, const float *x, const int64_t *t,
                             int64_t ignore, int reduction, float *lp, float *loss, float *total,
-                            int64_t rows, int64_t n, int64_t *bad) nogil
+                            int64_t rows, int64_t n, int64_t *valid, int64_t *bad) nogil
     int rb_nn_cross_entropy_backward(int order, const rb_context *cfg, const float *lp,
                                      const int64_t *t, int64_t ignore, const float *g,
                                      int64_t gs, double div, float *dx, int64_t rows,
@@ -1308,8 +1308,8 @@ def nn_cross_entropy(int order, cnp.ndarray x not None, cnp.ndarray t not None, 
                      cnp.ndarray total, int isa, int threads):
     """Cross entropy (nn.h) of the C-contiguous float32 (rows, n) x against the C-contiguous
     int64 indices t: lp, loss per row, and for reduction 1 (sum) / 2 (mean) the 0-d float32
-    total. Returns None, or the first index outside [0, n) that is not ignore (nothing is
-    written then)."""
+    total. Returns (None, the rows not ignored), or (the first index outside [0, n) that is
+    not ignore, 0): nothing is written then."""
     cdef rb_context buf
     cdef const rb_context *cfg = _context(isa, threads, &buf)
     cdef const float *px = <const float *>cnp.PyArray_DATA(x)
@@ -1319,15 +1319,15 @@ def nn_cross_entropy(int order, cnp.ndarray x not None, cnp.ndarray t not None, 
     cdef float *ptot = NULL
     if total is not None:
         ptot = <float *>cnp.PyArray_DATA(total)
-    cdef int64_t rows = cnp.PyArray_DIM(x, 0), n = cnp.PyArray_DIM(x, 1), bad = 0
+    cdef int64_t rows = cnp.PyArray_DIM(x, 0), n = cnp.PyArray_DIM(x, 1), valid = 0, bad = 0
     cdef int rc
     with nogil:
         rc = rb_nn_cross_entropy(order, cfg, px, pt, ignore, reduction, plp, pl, ptot, rows, n,
-                                 &bad)
+                                 &valid, &bad)
     if rc == -4:
-        return bad
+        return bad, 0
     _nn_rc(rc, "nn_cross_entropy")
-    return None
+    return None, valid
 
 
 def nn_cross_entropy_backward(int order, cnp.ndarray lp not None, cnp.ndarray t not None,

@@ -108,16 +108,17 @@ _REDUCTIONS = {"none": 0, "sum": 1, "mean": 2}
 
 def cross_entropy(order, x, t, ignore, reduction):
     """Cross entropy of float32 (N, C) logits x against int64 indices t (N,): (lp, the loss:
-    per row, or the 0-d sum / mean), or the first index outside [0, C) that is not `ignore`
-    (an int; nothing computed)."""
+    per row, or the 0-d sum / mean, the rows not ignored), or the first index outside [0, C)
+    that is not `ignore` (an int; nothing computed)."""
     lp, lpa = _out(x.shape)
     loss, la = _out(x.shape[:1])
     total, ta = _out(()) if reduction != "none" else (None, None)
-    bad = _core.nn_cross_entropy(_ORDERS[order], _array(x), t.numpy(), ignore,
-                                 _REDUCTIONS[reduction], lpa, la, ta, _cpu.isa(), _cpu.threads())
+    bad, valid = _core.nn_cross_entropy(_ORDERS[order], _array(x), t.numpy(), ignore,
+                                        _REDUCTIONS[reduction], lpa, la, ta, _cpu.isa(),
+                                        _cpu.threads())
     if bad is not None:
         return bad
-    return lp, loss if total is None else total
+    return lp, loss if total is None else total, valid
 
 
 def cross_entropy_backward(order, lp, t, ignore, g, div):

@@ -517,29 +517,28 @@ class _CrossEntropy(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, input, target, ignore_index, reduction, order):
-        _, t = _index_target(input, target, "cross_entropy")
-        got = K.cross_entropy(order, input, t.contiguous(), ignore_index, reduction)
+        t = _index_target(input, target, "cross_entropy")[1].contiguous()
+        got = K.cross_entropy(order, input, t, ignore_index, reduction)
         if isinstance(got, int):
             raise _outside("cross_entropy", got, input.shape[1], ignore_index)
-        lp, out = got
+        lp, out, valid = got
         ctx.save_for_backward(input, lp)
-        ctx.args = (target, ignore_index, reduction, order, t)
+        ctx.args = (target, ignore_index, reduction, order, t, valid)
         return out
 
     @staticmethod
     def backward(ctx, g):
         input, lp = ctx.saved_tensors
-        target, ignore_index, reduction, order, t = ctx.args
+        target, ignore_index, reduction, order, t, valid = ctx.args
         if torch.is_grad_enabled() or not K.usable(g):
             with torch.enable_grad():
-                out = _nll(log_softmax(input, 1, order=order), target, None, ignore_index,
-                           reduction, order, "cross_entropy")[0]
+                out = _cross_entropy_graph(input, target, ignore_index, reduction, order)
                 (dx,) = torch.autograd.grad(out, input, g, create_graph=torch.is_grad_enabled())
             return dx, None, None, None, None
-        div = float(int((t != ignore_index).sum())) if reduction == "mean" else 0.0
+        div = float(valid) if reduction == "mean" else 0.0
         if reduction == "none":
             g = g.expand(t.shape)
-        return (K.cross_entropy_backward(order, lp, t.contiguous(), ignore_index, g, div),
+        return (K.cross_entropy_backward(order, lp, t, ignore_index, g, div),
                 None, None, None, None)
 
 

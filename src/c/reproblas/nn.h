@@ -53,11 +53,11 @@ int rb_nn_attention_softmax(int backward, int order, const rb_context *cfg, cons
 /* Cross entropy of the logits x (rows, n) against class indices t (one per row; a row whose
  * index is `ignore` counts for nothing): lp = LOG_SOFTMAX of each row, loss[i] = −lp[i, t_i]
  * (+0 for an ignored row); reduction 1 (sum) or 2 (mean): *total = the loss's rb_sum in
- * `order`, for the mean ⊘ the rows not ignored (a float). Returns -4 before writing anything
- * where an index other than `ignore` lies outside [0, n) (*bad: the first one). */
+ * `order`, for the mean ⊘ *valid, the rows not ignored (a float). Returns -4 before writing
+ * anything where an index other than `ignore` lies outside [0, n) (*bad: the first one). */
 int rb_nn_cross_entropy(int order, const rb_context *cfg, const float *x, const int64_t *t,
                         int64_t ignore, int reduction, float *lp, float *loss, float *total,
-                        int64_t rows, int64_t n, int64_t *bad);
+                        int64_t rows, int64_t n, int64_t *valid, int64_t *bad);
 
 /* Its first-order backward from lp for the loss gradient g[i * gs] of row i (gs 0: one value
  * for all rows), ⊘ div where div != 0 (the mean's count): dlp = +0 but
