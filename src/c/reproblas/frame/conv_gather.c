@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "conv_scratch.h"
+#include "gemm_kernels.h"
 
 /* conv_scratch.h: one set of slots per thread through a pthread key, so that
  * the buffers of threads that end are freed. Buffers above CONV_KEEP_BYTES
@@ -70,6 +71,11 @@ void rb_conv_scratch_done(int slot) {
     s->buf[slot] = NULL;
     s->size[slot] = 0;
   }
+}
+
+void *rb_conv_big_scratch(size_t bytes, void **owned) {
+  *owned = bytes > RB_CONV_BIG_KEEP ? aligned_alloc(64, bytes) : NULL;
+  return bytes > RB_CONV_BIG_KEEP ? *owned : rb_l3_scratch(bytes);
 }
 
 void *rb_conv_plan_find(const void *key, size_t key_bytes) {

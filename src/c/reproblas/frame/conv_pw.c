@@ -21,6 +21,7 @@
 #include "conv.h"
 #include "conv_kernels.h"
 #include "conv_scatter.h"
+#include "conv_scratch.h"
 #include "gemm_kernels.h"
 #include "order/order.h"
 #include "partition.h"
@@ -37,7 +38,6 @@ static const rb_conv_kernels *const pw_tables[CR_ISA_COUNT] = {&rb_conv_scalar, 
  * joins and kernel calls, measured flat from 512 to 4096); tiles per group
  * (the workspaces of a group's units). */
 enum { PW_KC_BYTES = 4096, PW_GROUP = 16 };
-#define PW_SCRATCH_MAX ((int64_t)64 << 20)
 
 typedef struct {
   int dtype, mr, nr, mp; /* tile rows, columns, panels per kernel call */
@@ -245,8 +245,8 @@ int rb_conv_pw(int dtype, rb_context cfg, int64_t rows, int64_t terms, const voi
   s.ws_bytes = s.lists + 2 * PW_GROUP * s.nr * (int64_t)sizeof(int64_t);
   const int64_t big_bytes = apack_bytes + parts * s.ws_bytes;
   int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
-  char *owned = big_bytes > PW_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
-  char *big = big_bytes > PW_SCRATCH_MAX ? owned : rb_l3_scratch((size_t)big_bytes);
+  void *owned;
+  char *big = rb_conv_big_scratch((size_t)big_bytes, &owned);
   if (!mem || !big) {
     free(mem);
     free(owned);

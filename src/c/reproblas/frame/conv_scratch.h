@@ -18,6 +18,13 @@ void *rb_conv_scratch(int slot, size_t bytes);
 /* Frees the slot's buffer if it is larger than the buffers worth keeping. */
 void rb_conv_scratch_done(int slot);
 
+/* The implicit-gemm drivers' packed operand and workspaces for one call, 64-byte aligned:
+ * the calling thread's gemm scratch (rb_l3_scratch) up to RB_CONV_BIG_KEEP bytes, else a new
+ * allocation, also returned in *owned (NULL otherwise) for the caller to free after the
+ * call. NULL when memory runs out. */
+#define RB_CONV_BIG_KEEP ((size_t)64 << 20)
+void *rb_conv_big_scratch(size_t bytes, void **owned);
+
 /* Per-thread cache of the drivers' planned tables (a few entries, least
  * recently used out), keyed by the bytes of `key`: the same layer is planned
  * at every call of a training loop, and for small layers the tables cost as

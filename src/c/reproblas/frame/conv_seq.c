@@ -25,6 +25,7 @@
 #include "../../common/isa.h"
 #include "conv_kernels.h"
 #include "conv_scatter.h"
+#include "conv_scratch.h"
 #include "gemm_kernels.h"
 #include "partition.h"
 #include "thread.h"
@@ -38,7 +39,6 @@ static const rb_conv_kernels *const conv_tiles[CR_ISA_COUNT] = {&rb_conv_scalar,
 
 /* kc: terms per block by element size; mc: rows per block. */
 enum { SEQ_KC_BYTES = 512, SEQ_MC = 256, SEQ_CHUNK_COLS = 192 };
-#define SEQ_SCRATCH_MAX ((int64_t)64 << 20)
 #define SEQ_STAGE_MAX ((int64_t)4 << 20)
 
 typedef struct {
@@ -315,8 +315,8 @@ int rb_conv_seq(int dtype, rb_context cfg, int64_t rows, int64_t terms, const vo
   s.ws_bytes = (s.ws_cols + 2 * s.chunk_tiles * (s.nr + 1) * (int64_t)sizeof(int64_t) + 63) / 64 * 64;
   const int64_t big_bytes = apack_bytes + parts * s.ws_bytes + stage_bytes;
   int64_t *mem = malloc((size_t)ints * sizeof(int64_t));
-  char *owned = big_bytes > SEQ_SCRATCH_MAX ? aligned_alloc(64, (size_t)big_bytes) : NULL;
-  char *big = big_bytes > SEQ_SCRATCH_MAX ? owned : rb_l3_scratch((size_t)big_bytes);
+  void *owned;
+  char *big = rb_conv_big_scratch((size_t)big_bytes, &owned);
   if (!mem || !big) {
     free(mem);
     free(owned);
