@@ -444,11 +444,14 @@ def test_kernel_row_as_wide_as_the_image_memory_bounded():
     assert int(out.stdout.split()[-1]) < 600  # MB of peak memory, was 2000
 
 
-def gathered_grad_weight(x, gy, weight_shape, stride, padding, dilation):
-    """The sequential grad_weight tap by tap as gemms of the gathered present terms
-    (rb.gemm's sequential order is checked against the reference elsewhere)."""
+def gathered_grad_weight(x, gy, weight_shape, stride, padding, dilation, groups=1,
+                         order="sequential"):
+    """grad_weight tap by tap and group by group as gemms of the gathered present (n, p, q)
+    terms, +0 where a tap has none (rb.gemm's orders are checked against the reference
+    elsewhere)."""
     n_, c_, h_, w_ = x.shape
-    k_, _, r_, s_ = weight_shape
+    k_, cg, r_, s_ = weight_shape
+    kg = k_ // groups
     (sh, sw), (ph, pw), (dh, dw), (p_, q_) = cref.geometry((h_, w_), (r_, s_), stride, padding,
                                                           dilation)
     gw = np.empty(weight_shape, x.dtype)
@@ -458,12 +461,16 @@ def gathered_grad_weight(x, gy, weight_shape, stride, padding, dilation):
             q = [q for q in range(q_) if 0 <= q * sw - pw + s * dw < w_]
             h = [i * sh - ph + r * dh for i in p]
             v = [j * sw - pw + s * dw for j in q]
-            a = gy[:, :, p][:, :, :, q].transpose(1, 0, 2, 3).reshape(k_, -1)
-            b = x[:, :, h][:, :, :, v].transpose(1, 0, 2, 3).reshape(c_, -1)
-            if a.shape[1] == 0:
-                gw[:, :, r, s] = 0
-            else:
-                gw[:, :, r, s] = rb.gemm(1.0, np.ascontiguousarray(a), np.ascontiguousarray(b).T)
+            for g in range(groups):
+                a = gy[:, g * kg:(g + 1) * kg][:, :, p][:, :, :, q]
+                b = x[:, g * cg:(g + 1) * cg][:, :, h][:, :, :, v]
+                a = a.transpose(1, 0, 2, 3).reshape(kg, -1)
+                b = b.transpose(1, 0, 2, 3).reshape(cg, -1)
+                if a.shape[1] == 0:
+                    gw[g * kg:(g + 1) * kg, :, r, s] = 0
+                else:
+                    gw[g * kg:(g + 1) * kg, :, r, s] = rb.gemm(
+                        1.0, np.ascontiguousarray(a), np.ascontiguousarray(b).T, order=order)
     return gw
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import reproblas as rb
 import test_reproblas_conv_reference as cref
-from test_reproblas_conv import ISAS, check, each_config
+from test_reproblas_conv import ISAS, check, each_config, gathered_grad_weight
 from test_reproblas_gemm import data
 
 DTYPES = [np.float32, np.float64]
@@ -18,35 +18,6 @@ DTYPES = [np.float32, np.float64]
 # kc = 1, 2, 4 and 16 (many chunks and levels), and a thread per unit
 TUNINGS = [(0, 0, 0, 0, 0), (0, 1, 1, 0, 0), (0, 2, 0, 0, 0), (0, 6, 1, 0, 7),
            (0, 16, 1, 0, 0)]
-
-
-def gathered_grad_weight_pairwise(x, gy, weight_shape, stride, padding, dilation, groups):
-    """gw tap by tap and group by group: the pairwise gemm of the gathered present
-    (n, p, q) terms (no terms: +0)."""
-    n_, c_, h_, w_ = x.shape
-    k_, cg, r_, s_ = weight_shape
-    kg = k_ // groups
-    (sh, sw), (ph, pw), (dh, dw), (p_, q_) = cref.geometry((h_, w_), (r_, s_), stride, padding,
-                                                          dilation)
-    gw = np.empty(weight_shape, x.dtype)
-    for r in range(r_):
-        for s in range(s_):
-            p = [p for p in range(p_) if 0 <= p * sh - ph + r * dh < h_]
-            q = [q for q in range(q_) if 0 <= q * sw - pw + s * dw < w_]
-            h = [i * sh - ph + r * dh for i in p]
-            v = [j * sw - pw + s * dw for j in q]
-            for g in range(groups):
-                a = gy[:, g * kg:(g + 1) * kg][:, :, p][:, :, :, q]
-                b = x[:, g * cg:(g + 1) * cg][:, :, h][:, :, :, v]
-                a = a.transpose(1, 0, 2, 3).reshape(kg, -1)
-                b = b.transpose(1, 0, 2, 3).reshape(cg, -1)
-                if a.shape[1] == 0:
-                    gw[g * kg:(g + 1) * kg, :, r, s] = 0
-                else:
-                    gw[g * kg:(g + 1) * kg, :, r, s] = rb.gemm(
-                        1.0, np.ascontiguousarray(a), np.ascontiguousarray(b).T,
-                        order="pairwise")
-    return gw
 
 
 # x shape, (K, R, S), stride, padding, dilation, groups
@@ -69,7 +40,8 @@ def test_grad_weight_matches_pairwise_gemms(shape, dtype, monkeypatch):
     gy = data(rng, (xs[0], k, p, q), dtype)
     if xs[2] == 2:  # NaN and inf only where padding is read: the empty taps stay +0
         x[0, 0, 0, :2] = [np.nan, np.inf]
-    want = gathered_grad_weight_pairwise(x, gy, w_shape, stride, padding, dilation, groups)
+    want = gathered_grad_weight(x, gy, w_shape, stride, padding, dilation, groups,
+                                order="pairwise")
     if xs[2] == 2:
         assert np.all(want[:, :, [0, 2]] == 0) and not np.any(np.signbit(want[:, :, [0, 2]]))
     params = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
@@ -110,7 +82,7 @@ def test_many_rows_two_panels_per_call(dtype, monkeypatch):
     b = data(rng, (300,), dtype)
     gy = data(rng, (1, 300, 5, 6), dtype)
     ref_y = cref.conv2d(x, w, b, 1, 1, 1, 1, "pairwise")
-    want_gw = gathered_grad_weight_pairwise(x, gy, w.shape, 1, 1, 1, 1)
+    want_gw = gathered_grad_weight(x, gy, w.shape, 1, 1, 1, order="pairwise")
     for cfg in each_config(monkeypatch, tunings=TUNINGS, isas=ISAS, threads=[1, 3]):
         check(rb.conv2d(x, w, b, padding=1, order="pairwise"), ref_y, f"conv2d {cfg}")
         check(rb.conv2d_grad_weight(x, gy, w.shape, padding=1, order="pairwise"), want_gw,
